@@ -1,0 +1,163 @@
+// Package game decodes the game opcodes carried in transport type 0x32
+// payloads into a flat list of fields that every reporter can render.
+package game
+
+import "fmt"
+
+// Kind says how a Field's value is stored and shown.
+type Kind uint8
+
+const (
+	KindUint   Kind = iota + 1 // U; shown in decimal
+	KindInt                    // I
+	KindFloat                  // F
+	KindBool                   // U is 0 or 1
+	KindString                 // B holds the raw bytes (8-bit text, shown as a string)
+	KindHash                   // U; a 32-bit name or content hash, shown "0x%08X"; Note may carry the resolved name
+	KindHex                    // U; an id or flag word best shown "0x%0*X" with Len*2 digits (object ids, class ids)
+	KindBytes                  // B; opaque bytes shown as hex
+	KindVec                    // V; a 3-component vector (cv3, cv4, 3 x f32)
+	KindObject                 // opens a nested object; closed by KindEnd
+	KindArray                  // opens a nested array; closed by KindEnd
+	KindEnd                    // closes the innermost KindObject or KindArray
+)
+
+// Field is one decoded value of a payload, or a marker that opens or closes a
+// nesting level. Fields form a flat token stream (like a JSON tokenizer's),
+// so decoding fills one reused slice instead of building a tree.
+//
+// Off and Len locate the field's bytes in the payload (the opcode is at
+// offset 0). Bit-packed booleans share their group byte with other fields:
+// Bit is the bit index in that byte, or -1.
+type Field struct {
+	Name string // JSON key; empty for array elements
+	Kind Kind
+	Off  int
+	Len  int
+	Bit  int8
+
+	U uint64
+	I int64
+	F float64
+	V [3]float64
+	B []byte // aliases the payload; copy before keeping it past the datagram
+
+	Note string // a label for people: enum name, resolved hash name, unit
+}
+
+// Fields collects the fields of one payload. Its methods append and return
+// nothing, so decoders read like the layout tables in the spec.
+type Fields struct {
+	List []Field
+}
+
+// Reset empties the list, keeping its capacity.
+func (f *Fields) Reset() { f.List = f.List[:0] }
+
+func (f *Fields) add(fl Field) {
+	if fl.Bit == 0 && fl.Kind != KindBool {
+		fl.Bit = -1
+	}
+	f.List = append(f.List, fl)
+}
+
+// Uint appends an unsigned value.
+func (f *Fields) Uint(name string, off, n int, v uint64) {
+	f.add(Field{Name: name, Kind: KindUint, Off: off, Len: n, U: v})
+}
+
+// Int appends a signed value.
+func (f *Fields) Int(name string, off, n int, v int64) {
+	f.add(Field{Name: name, Kind: KindInt, Off: off, Len: n, I: v})
+}
+
+// Float appends a float value.
+func (f *Fields) Float(name string, off, n int, v float64) {
+	f.add(Field{Name: name, Kind: KindFloat, Off: off, Len: n, F: v})
+}
+
+// Bool appends a boolean stored as a whole byte (bit < 0) or as bit `bit`
+// of a bit-group byte at off.
+func (f *Fields) Bool(name string, off, n int, bit int, v bool) {
+	var u uint64
+	if v {
+		u = 1
+	}
+	f.List = append(f.List, Field{Name: name, Kind: KindBool, Off: off, Len: n, Bit: int8(bit), U: u})
+}
+
+// String appends 8-bit text; b aliases the payload.
+func (f *Fields) String(name string, off, n int, b []byte) {
+	f.add(Field{Name: name, Kind: KindString, Off: off, Len: n, B: b})
+}
+
+// Hash appends a 32-bit hash.
+func (f *Fields) Hash(name string, off int, v uint32) {
+	f.add(Field{Name: name, Kind: KindHash, Off: off, Len: 4, U: uint64(v)})
+}
+
+// Hex appends an id or flag word shown in hex with n*2 digits.
+func (f *Fields) Hex(name string, off, n int, v uint64) {
+	f.add(Field{Name: name, Kind: KindHex, Off: off, Len: n, U: v})
+}
+
+// Bytes appends opaque bytes.
+func (f *Fields) Bytes(name string, off int, b []byte) {
+	f.add(Field{Name: name, Kind: KindBytes, Off: off, Len: len(b), B: b})
+}
+
+// Vec appends a 3-component vector.
+func (f *Fields) Vec(name string, off, n int, v [3]float64) {
+	f.add(Field{Name: name, Kind: KindVec, Off: off, Len: n, V: v})
+}
+
+// Object opens a nested object; End closes it.
+func (f *Fields) Object(name string, off int) {
+	f.add(Field{Name: name, Kind: KindObject, Off: off})
+}
+
+// Array opens a nested array; End closes it.
+func (f *Fields) Array(name string, off int) {
+	f.add(Field{Name: name, Kind: KindArray, Off: off})
+}
+
+// End closes the innermost Object or Array.
+func (f *Fields) End() { f.add(Field{Kind: KindEnd}) }
+
+// Note sets the people-facing label of the last field.
+func (f *Fields) Note(s string) {
+	if n := len(f.List); n > 0 {
+		f.List[n-1].Note = s
+	}
+}
+
+// Get returns the first top-level field called name.
+func (f *Fields) Get(name string) (*Field, bool) {
+	depth := 0
+	for i := range f.List {
+		fl := &f.List[i]
+		switch fl.Kind {
+		case KindEnd:
+			depth--
+			continue
+		}
+		if depth == 0 && fl.Name == name {
+			return fl, true
+		}
+		if fl.Kind == KindObject || fl.Kind == KindArray {
+			depth++
+		}
+	}
+	return nil, false
+}
+
+// MalformedError says a payload does not fit its opcode's layout. The fields
+// decoded before Off stay valid; the reporters show the rest as raw bytes.
+type MalformedError struct {
+	Off    int
+	Reason string
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("payload malformed at offset %d: %s", e.Off, e.Reason)
+}

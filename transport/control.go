@@ -1,0 +1,103 @@
+package transport
+
+import (
+	"errors"
+	"net/netip"
+	"unicode/utf16"
+)
+
+// Payloads of the connection-management types, as far as protocol-facts 4.2
+// documents them.
+
+var (
+	errShortPayload = errors.New("payload too short")
+	errNoNameEnd    = errors.New("player name has no 00 00 terminator")
+)
+
+// PeerInfo is the type 0x00 payload: peer id, IPv4 address and the player
+// name in UTF-16LE ending with 00 00.
+type PeerInfo struct {
+	PeerID  uint8
+	Addr    netip.Addr
+	Name    string
+	NameLen int // bytes of the name including the terminator
+}
+
+// ParsePeerInfo decodes a type 0x00 payload.
+func ParsePeerInfo(p []byte) (PeerInfo, error) {
+	var pi PeerInfo
+	if len(p) < 5 {
+		return pi, errShortPayload
+	}
+	pi.PeerID = p[0]
+	pi.Addr = netip.AddrFrom4([4]byte(p[1:5]))
+	name := p[5:]
+	for i := 0; i+1 < len(name); i += 2 {
+		if name[i] == 0 && name[i+1] == 0 {
+			pi.NameLen = i + 2
+			pi.Name = decodeUTF16LE(name[:i])
+			return pi, nil
+		}
+	}
+	pi.Name = decodeUTF16LE(name)
+	pi.NameLen = len(name)
+	return pi, errNoNameEnd
+}
+
+func decodeUTF16LE(b []byte) string {
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return string(utf16.Decode(u))
+}
+
+// AppendPeerInfo appends a type 0x00 payload.
+func AppendPeerInfo(dst []byte, peerID uint8, addr [4]byte, name string) []byte {
+	dst = append(dst, peerID)
+	dst = append(dst, addr[:]...)
+	for _, r := range utf16.Encode([]rune(name)) {
+		dst = append(dst, byte(r), byte(r>>8))
+	}
+	return append(dst, 0, 0)
+}
+
+// ConnectRequest is the type 0x03 payload a client sends from peer id 0xFF:
+// its IPv4 address, two bytes that are probably its port (byte order
+// unresolved) and four bytes never seen non-zero.
+type ConnectRequest struct {
+	Addr  netip.Addr
+	Port  [2]byte
+	Extra []byte
+}
+
+// ParseConnectRequest decodes a type 0x03 request payload.
+func ParseConnectRequest(p []byte) (ConnectRequest, error) {
+	if len(p) < 6 {
+		return ConnectRequest{}, errShortPayload
+	}
+	return ConnectRequest{Addr: netip.AddrFrom4([4]byte(p[0:4])), Port: [2]byte(p[4:6]), Extra: p[6:]}, nil
+}
+
+// ParseConnectAssign decodes the host's type 0x03 reply: the peer id the
+// client uses from now on.
+func ParseConnectAssign(p []byte) (uint8, error) {
+	if len(p) < 1 {
+		return 0, errShortPayload
+	}
+	return p[0], nil
+}
+
+// Disconnect is the type 0x05 payload: the departing peer's id and IPv4.
+type Disconnect struct {
+	PeerID uint8
+	Addr   netip.Addr
+}
+
+// ParseDisconnect decodes a type 0x05 payload.
+func ParseDisconnect(p []byte) (Disconnect, error) {
+	if len(p) < 5 {
+		return Disconnect{}, errShortPayload
+	}
+	return Disconnect{PeerID: p[0], Addr: netip.AddrFrom4([4]byte(p[1:5]))}, nil
+}

@@ -1,0 +1,271 @@
+// Package transport decodes and encodes the transport layer of Bridge
+// Commander 1.1 game datagrams (after deciphering) and tracks reliable
+// delivery per flow.
+//
+// A decrypted datagram is: sender peer id (u8), msg_count (u8), then
+// msg_count transport messages back to back. Each message starts with its
+// type byte; all multi-byte fields are little-endian (protocol-facts 3-4).
+package transport
+
+import "encoding/binary"
+
+// Type is a transport message type byte.
+type Type uint8
+
+// Transport types as real stock traffic uses them (protocol-facts 4.1). The
+// seeds number them differently; the captured bytes win.
+const (
+	TypePeerInfo   Type = 0x00 // peer id, IPv4 and UTF-16 name; also the keepalive
+	TypeACK        Type = 0x01
+	Type02         Type = 0x02 // "connect" class per RE notes; never captured
+	TypeConnect    Type = 0x03 // request from 0xFF, id assignment from the host
+	Type04         Type = 0x04 // "boot" class per RE notes; never captured
+	TypeDisconnect Type = 0x05
+	TypeData       Type = 0x32 // every game opcode travels in this type
+)
+
+// Name gives the type's display name. 0x02 and 0x04 carry a question mark:
+// their role is a guess from reverse-engineering notes, never seen on the wire.
+func (t Type) Name() string {
+	switch t {
+	case TypePeerInfo:
+		return "PeerInfo"
+	case TypeACK:
+		return "ACK"
+	case Type02:
+		return "Connect2?"
+	case TypeConnect:
+		return "Connect"
+	case Type04:
+		return "Boot?"
+	case TypeDisconnect:
+		return "Disconnect"
+	case TypeData:
+		return "Data"
+	}
+	return "Unknown"
+}
+
+// Known reports whether the type is registered by the stock engine.
+func (t Type) Known() bool {
+	return t <= TypeDisconnect || t == TypeData
+}
+
+// Low reports whether the type uses the low (connection-management)
+// sequence counter and the 14-bit length header.
+func (t Type) Low() bool { return t != TypeACK && t <= TypeDisconnect }
+
+// Channel is one of the two independent per-peer reliable sequence spaces.
+type Channel uint8
+
+const (
+	ChanHigh Channel = iota // type 0x32
+	ChanLow                 // types 0x00-0x05
+)
+
+func (c Channel) String() string {
+	if c == ChanLow {
+		return "low"
+	}
+	return "high"
+}
+
+// flags_len bits.
+const (
+	flagReliable = 0x8000
+	flagOrdered  = 0x4000
+	flagFragment = 0x2000 // type 0x32 only
+	lowLenMask   = 0x3FFF // 14-bit length of the low types
+	dataLenMask  = 0x1FFF // 13-bit length of type 0x32
+)
+
+// ACK flag bits.
+const (
+	ackFlagFrag = 0x01 // a fragment is acknowledged; frag_idx follows
+	ackFlagLow  = 0x02 // acknowledges a low-type message
+)
+
+// Limits of the length fields.
+const (
+	MaxLowLen  = lowLenMask
+	MaxDataLen = dataLenMask
+)
+
+// Message is one decoded transport message. Payload aliases the datagram
+// buffer handed to Decode.
+type Message struct {
+	Offset int // offset of the type byte in the datagram
+	Len    int // total length including the type byte
+	Type   Type
+
+	// Low types and 0x32.
+	FlagsLen     uint16
+	Reliable     bool
+	Ordered      bool
+	Fragment     bool // 0x32 only
+	Seq          uint16
+	FragIdx      uint8
+	FragTotal    uint8
+	HasFragTotal bool // fragment 0 carries the total
+	PayloadOff   int  // offset of the payload in the datagram
+	Payload      []byte
+
+	// ACK (type 0x01); Seq and FragIdx are shared with the fields above.
+	AckFlags uint8
+	AckFrag  bool
+	AckLow   bool
+}
+
+// Channel reports the sequence space the message (or, for an ACK, the
+// acknowledged message) belongs to.
+func (m *Message) Channel() Channel {
+	if m.Type == TypeACK {
+		if m.AckLow {
+			return ChanLow
+		}
+		return ChanHigh
+	}
+	if m.Type.Low() {
+		return ChanLow
+	}
+	return ChanHigh
+}
+
+// HeaderLen is the number of bytes before the payload.
+func (m *Message) HeaderLen() int { return m.PayloadOff - m.Offset }
+
+// Datagram is one decoded game datagram. Decode resets it and reuses its
+// slices, so a caller that decodes in a loop allocates nothing per datagram.
+type Datagram struct {
+	PeerID    uint8
+	MsgCount  uint8
+	Messages  []Message
+	Anomalies []Anomaly
+}
+
+// Reset empties d, keeping its capacity.
+func (d *Datagram) Reset() {
+	d.PeerID, d.MsgCount = 0, 0
+	d.Messages = d.Messages[:0]
+	d.Anomalies = d.Anomalies[:0]
+}
+
+// Decode parses the decrypted datagram b into d. It never fails: what could be
+// decoded is kept and every problem becomes an anomaly with its offset. After
+// an anomaly that loses message boundaries, decoding stops (the stock engine
+// drops such a datagram; we keep what came before).
+func Decode(b []byte, d *Datagram) {
+	d.Reset()
+	if len(b) < 2 {
+		d.Anomalies = append(d.Anomalies, anomalyAt(CodeShortDatagram, SevError, 0,
+			"datagram of %d bytes is shorter than the 2-byte header", len(b)))
+		if len(b) == 1 {
+			d.PeerID = b[0]
+		}
+		return
+	}
+	d.PeerID, d.MsgCount = b[0], b[1]
+	off := 2
+	for i := 0; i < int(d.MsgCount); i++ {
+		if off >= len(b) {
+			d.Anomalies = append(d.Anomalies, anomalyAt(CodeMsgCountMismatch, SevError, off,
+				"msg_count says %d messages but the datagram ends after %d", d.MsgCount, i))
+			return
+		}
+		var m Message
+		if a, ok := decodeMessage(b, off, &m); !ok {
+			d.Anomalies = append(d.Anomalies, a)
+			return
+		}
+		d.Messages = append(d.Messages, m)
+		off += m.Len
+	}
+	if off < len(b) {
+		d.Anomalies = append(d.Anomalies, anomalyAt(CodeTrailingBytes, SevWarn, off,
+			"%d bytes after the %d messages msg_count announced", len(b)-off, d.MsgCount))
+	}
+}
+
+// decodeMessage decodes the message starting at b[off]. On failure it returns
+// the anomaly and false.
+func decodeMessage(b []byte, off int, m *Message) (Anomaly, bool) {
+	t := Type(b[off])
+	m.Offset, m.Type = off, t
+	rest := len(b) - off
+	switch {
+	case t == TypeACK:
+		if rest < 4 {
+			return anomalyAt(CodeLengthOverrun, SevError, off,
+				"ACK needs 4 bytes, %d left", rest), false
+		}
+		m.Seq = binary.LittleEndian.Uint16(b[off+1:])
+		m.AckFlags = b[off+3]
+		m.AckFrag = m.AckFlags&ackFlagFrag != 0
+		m.AckLow = m.AckFlags&ackFlagLow != 0
+		m.Len = 4
+		if m.AckFrag {
+			if rest < 5 {
+				return anomalyAt(CodeLengthOverrun, SevError, off,
+					"fragment ACK needs 5 bytes, %d left", rest), false
+			}
+			m.FragIdx = b[off+4]
+			m.Len = 5
+		}
+		m.PayloadOff = off + m.Len
+		return Anomaly{}, true
+	case t.Low(), t == TypeData:
+		if rest < 3 {
+			return anomalyAt(CodeLengthOverrun, SevError, off,
+				"%s header needs 3 bytes, %d left", t.Name(), rest), false
+		}
+		fl := binary.LittleEndian.Uint16(b[off+1:])
+		m.FlagsLen = fl
+		m.Reliable = fl&flagReliable != 0
+		m.Ordered = fl&flagOrdered != 0
+		hdr := 3
+		if t == TypeData {
+			m.Len = int(fl & dataLenMask)
+			m.Fragment = fl&flagFragment != 0
+		} else {
+			m.Len = int(fl & lowLenMask)
+		}
+		if m.Reliable {
+			hdr += 2
+		}
+		if m.Fragment {
+			hdr++
+		}
+		// The header must fit in the declared length before we read it.
+		if m.Len < hdr {
+			return anomalyAt(CodeBadLength, SevError, off,
+				"%s length %d is shorter than its %d-byte header", t.Name(), m.Len, hdr), false
+		}
+		if m.Len > rest {
+			return anomalyAt(CodeLengthOverrun, SevError, off,
+				"%s length %d runs past the end of the datagram (%d bytes left)", t.Name(), m.Len, rest), false
+		}
+		p := off + 3
+		if m.Reliable {
+			m.Seq = binary.LittleEndian.Uint16(b[p:])
+			p += 2
+		}
+		if m.Fragment {
+			m.FragIdx = b[p]
+			p++
+			if m.FragIdx == 0 {
+				if m.Len < hdr+1 {
+					return anomalyAt(CodeBadLength, SevError, off,
+						"fragment 0 length %d leaves no room for the fragment total", m.Len), false
+				}
+				m.FragTotal = b[p]
+				m.HasFragTotal = true
+				p++
+			}
+		}
+		m.PayloadOff = p
+		m.Payload = b[p : off+m.Len : off+m.Len]
+		return Anomaly{}, true
+	}
+	return anomalyAt(CodeUnknownTransportType, SevError, off,
+		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t)), false
+}
