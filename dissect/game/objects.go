@@ -1,0 +1,98 @@
+package game
+
+// Object opcodes (section 7.2).
+
+func init() {
+	register(0x02, decodeObjCreate, summarizeObjCreate)
+	register(0x03, decodeObjCreate, summarizeObjCreate)
+	register(0x14, decodeObjectID, summarizeObjectID)
+	register(0x1D, decodeObjectID, summarizeObjectID)
+	register(0x1E, decodeObjectID, summarizeObjectID)
+	register(0x1F, decodeEnterSet, summarizeEnterSet)
+	register(0x18, decodeDeletePlayerAnim, summarizeDeletePlayerAnim)
+}
+
+// decodeObjCreate reads 0x02 ObjCreate and 0x03 ObjCreateTeam (V for the
+// first 24 bytes, D for the rest). Only the ship class has a documented
+// body; other classes keep the bytes after the species raw.
+func decodeObjCreate(p []byte, f *Fields) error {
+	d := newFieldReader(p, f)
+	d.u8("owner_slot")
+	if p[0] == 0x03 {
+		d.u8("team")
+	}
+	class := d.hex32("class_id")
+	d.note(className(class))
+	d.objid("object")
+	species := d.u8("species")
+	switch class {
+	case classShip:
+		d.note(speciesName(species))
+		d.vec3("position")
+		d.array("orientation")
+		d.note("quaternion, w x y z as documented; order unconfirmed")
+		for range 4 {
+			d.f32("")
+		}
+		d.end()
+		d.f32("speed")
+		d.bytes("reserved", 3)
+		d.str8("player_name")
+		d.str8("set_name")
+		// Per-subsystem state, ship-class specific, to the end.
+		d.rest("subsystem_state")
+		return d.err()
+	case classTorpedo:
+		d.note(torpedoName(species))
+	}
+	d.rest("class_data")
+	return d.err()
+}
+
+func summarizeObjCreate(dst, _ []byte, f *Fields) []byte {
+	start := len(dst)
+	dst = kv(dst, start, f, "owner_slot", "slot")
+	dst = kv(dst, start, f, "team", "team")
+	dst = kv(dst, start, f, "object", "obj")
+	dst = kv(dst, start, f, "class_id", "class")
+	dst = kv(dst, start, f, "species", "species")
+	return kv(dst, start, f, "player_name", "name")
+}
+
+// decodeObjectID reads 0x14 DestroyObj (D), 0x1D ObjNotFound and 0x1E
+// RequestObj (I): an object id alone.
+func decodeObjectID(p []byte, f *Fields) error {
+	d := newFieldReader(p, f)
+	d.objid("object")
+	return d.done()
+}
+
+func summarizeObjectID(dst, _ []byte, f *Fields) []byte {
+	return kv(dst, len(dst), f, "object", "obj")
+}
+
+// decodeEnterSet reads 0x1F (D): object id, then the set name with both an
+// i32 length and a trailing NUL.
+func decodeEnterSet(p []byte, f *Fields) error {
+	d := newFieldReader(p, f)
+	d.objid("object")
+	d.str32z("set_name")
+	return d.done()
+}
+
+func summarizeEnterSet(dst, _ []byte, f *Fields) []byte {
+	start := len(dst)
+	dst = kv(dst, start, f, "object", "obj")
+	return kv(dst, start, f, "set_name", "set")
+}
+
+// decodeDeletePlayerAnim reads 0x18 (I): the leaving player's name.
+func decodeDeletePlayerAnim(p []byte, f *Fields) error {
+	d := newFieldReader(p, f)
+	d.str16("name")
+	return d.done()
+}
+
+func summarizeDeletePlayerAnim(dst, _ []byte, f *Fields) []byte {
+	return kv(dst, len(dst), f, "name", "name")
+}
