@@ -1,0 +1,24 @@
+// Package capture reads pcap and pcapng files and hands out the UDP datagrams
+// that Bridge Commander traffic travels in, and writes frames back out.
+//
+// Input may be pcap (either byte order, µs or ns timestamps), pcapng (either
+// byte order, several interfaces with different link types, several
+// sections), either of them gzip-compressed, or "-" for stdin. The format is
+// recognised by its magic bytes, never by the file name.
+//
+// Parsing the containers is left to gopacket's pure-Go pcapgo readers. In
+// front of them sits a framer that checks every record and block length
+// before anything is buffered, so a lying length field ends in an error that
+// names the frame instead of in a huge allocation or a silent misparse. The
+// framer also drops the pcapng blocks bcdump has no use for (name resolution,
+// statistics, decryption secrets, custom blocks) and strips packet options,
+// which keeps pcapgo's per-packet work allocation free.
+//
+// Link layers are decoded with one reused gopacket DecodingLayerParser per
+// first layer: Ethernet (802.1Q, QinQ), Linux cooked SLL and SLL2, raw IP
+// (LINKTYPE_RAW 101, IPV4 228, IPV6 229 and the DLT_RAW values 12 and 14) and
+// BSD loopback (NULL 0 and LOOP 108, family word in either byte order).
+//
+// Reading does not allocate per packet: Packet.Data and Packet.Payload alias
+// the reader's buffer and stay valid only until the next call to Next.
+package capture

@@ -1,0 +1,359 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// pcapng block types the framer knows (pcapng spec, section 4 and appendix).
+const (
+	blockSHB = 0x0A0D0D0A
+	blockIDB = 1
+	blockPB  = 2 // obsolete Packet Block
+	blockSPB = 3
+	blockEPB = 6
+)
+
+// IDB options kept for pcapgo: name and description (the writer copies
+// them), timestamp resolution and offset (needed for correct times).
+const (
+	optEnd         = 0
+	optIfName      = 2
+	optIfDesc      = 3
+	optIfTSResol   = 9
+	optIfTSOffset  = 14
+	maxKeptOptLen  = 256
+	ngByteOrderMag = 0x1A2B3C4D
+)
+
+// framer sits between the (decompressed) input and pcapgo. It reads one
+// record or block at a time, checks its lengths before buffering it, and
+// serves it to pcapgo through Read. For pcapng it also normalises the stream:
+// section headers lose their options, interface blocks keep only the options
+// listed above, packet blocks lose their options, and all other block types
+// are dropped. pcapgo therefore never sees a length it could overrun, never
+// accumulates name records or secrets, and never allocates packet options.
+//
+// Errors are sticky and are returned only after every byte before them was
+// served, so pcapgo hits them exactly at the damaged record.
+type framer struct {
+	src   *bufio.Reader
+	ng    bool
+	order binary.ByteOrder
+	buf   []byte // current record as served to pcapgo
+	off   int
+	err   error
+
+	started  bool   // pcap: file header served; pcapng: a section header seen
+	nIfaces  int    // interfaces in the current pcapng section
+	snap0    uint32 // snap length of interface 0 (simple packet blocks)
+	linkType uint16 // link type of the first interface, for Reader.LinkType
+	haveLink bool
+}
+
+func newFramer(src *bufio.Reader, ng bool) *framer {
+	return &framer{src: src, ng: ng, order: binary.LittleEndian}
+}
+
+// Read implements io.Reader for pcapgo.
+func (f *framer) Read(p []byte) (int, error) {
+	for f.off == len(f.buf) {
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.buf, f.off = f.buf[:0], 0
+		if f.ng {
+			f.err = f.nextBlock()
+		} else {
+			f.err = f.nextRecord()
+		}
+		if f.err != nil && len(f.buf) > 0 {
+			f.buf = f.buf[:0] // never serve half a record
+		}
+	}
+	n := copy(p, f.buf[f.off:])
+	f.off += n
+	return n, nil
+}
+
+// failed returns the framer's own error, if it has one other than a clean end.
+func (f *framer) failed() error {
+	if f.err == nil || f.err == io.EOF {
+		return nil
+	}
+	return f.err
+}
+
+// fill appends n bytes from the source to buf. A short read is ErrTruncated,
+// except that no byte at all where a record may start (atStart) is io.EOF.
+func (f *framer) fill(n int, atStart bool) error {
+	start := len(f.buf)
+	f.buf = slices.Grow(f.buf, n)[:start+n]
+	m, err := io.ReadFull(f.src, f.buf[start:])
+	if err == nil {
+		return nil
+	}
+	f.buf = f.buf[:start+m]
+	if err == io.EOF && atStart {
+		return io.EOF
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return ErrTruncated
+	}
+	return err
+}
+
+// skip discards n bytes of the source.
+func (f *framer) skip(n int) error {
+	if _, err := f.src.Discard(n); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return ErrTruncated
+		}
+		return err
+	}
+	return nil
+}
+
+// nextRecord loads the pcap file header or the next packet record.
+func (f *framer) nextRecord() error {
+	if !f.started {
+		if err := f.fill(24, false); err != nil {
+			return err
+		}
+		if f.buf[0] == 0xd4 || f.buf[0] == 0x4d { // magic written little-endian
+			f.order = binary.LittleEndian
+		} else {
+			f.order = binary.BigEndian
+		}
+		f.linkType, f.haveLink = uint16(f.order.Uint32(f.buf[20:24])), true
+		f.started = true
+		return nil
+	}
+	if err := f.fill(16, true); err != nil {
+		return err
+	}
+	caplen := f.order.Uint32(f.buf[8:12])
+	if caplen > MaxFrameLen {
+		return fmt.Errorf("record length %d exceeds the %d byte limit", caplen, MaxFrameLen)
+	}
+	return f.fill(int(caplen), false)
+}
+
+// nextBlock loads the next pcapng block that pcapgo needs, normalised.
+func (f *framer) nextBlock() error {
+	for {
+		f.buf = f.buf[:0]
+		if err := f.fill(8, true); err != nil {
+			return err
+		}
+		typ := f.order.Uint32(f.buf[0:4])
+		if typ == blockSHB { // same bytes in both orders
+			if err := f.fill(4, false); err != nil {
+				return err
+			}
+			switch {
+			case binary.LittleEndian.Uint32(f.buf[8:12]) == ngByteOrderMag:
+				f.order = binary.LittleEndian
+			case binary.BigEndian.Uint32(f.buf[8:12]) == ngByteOrderMag:
+				f.order = binary.BigEndian
+			default:
+				return errors.New("pcapng section header with bad byte-order magic")
+			}
+		} else if !f.started {
+			return errors.New("pcapng file does not start with a section header")
+		}
+		length := f.order.Uint32(f.buf[4:8])
+		if err := f.checkLength(typ, length); err != nil {
+			return err
+		}
+		keep, err := f.readBody(typ, int(length))
+		if err != nil || keep {
+			return err
+		}
+	}
+}
+
+// checkLength rejects block lengths that cannot be right before any body
+// byte is read.
+func (f *framer) checkLength(typ, length uint32) error {
+	minLen := uint32(12)
+	switch typ {
+	case blockSHB:
+		minLen = 28
+	case blockIDB:
+		minLen = 20
+	case blockEPB, blockPB:
+		minLen = 32
+	case blockSPB:
+		minLen = 16
+	}
+	maxLen := uint32(maxBlockLen)
+	if typ == blockIDB {
+		maxLen = maxIDBLen
+	}
+	switch {
+	case length < minLen:
+		return fmt.Errorf("pcapng block type %#x: length %d below the minimum %d", typ, length, minLen)
+	case length%4 != 0:
+		return fmt.Errorf("pcapng block type %#x: length %d not a multiple of 4", typ, length)
+	case length > maxLen:
+		return fmt.Errorf("pcapng block type %#x: length %d exceeds the %d byte limit", typ, length, maxLen)
+	}
+	return nil
+}
+
+// readBody reads the rest of a block whose header is in buf and reports
+// whether it is to be served (true) or was dropped.
+func (f *framer) readBody(typ uint32, length int) (bool, error) {
+	switch typ {
+	case blockSHB:
+		if err := f.fill(12, false); err != nil { // version, section length
+			return false, err
+		}
+		if err := f.skipTo(length); err != nil {
+			return false, err
+		}
+		f.started, f.nIfaces = true, 0
+		f.seal()
+		return true, nil
+	case blockIDB:
+		if f.nIfaces >= maxInterfaces {
+			return false, fmt.Errorf("more than %d interfaces in one pcapng section", maxInterfaces)
+		}
+		if err := f.fill(length-8, false); err != nil {
+			return false, err
+		}
+		if err := f.checkTrailer(length); err != nil {
+			return false, err
+		}
+		if err := f.keepIDBOptions(); err != nil {
+			return false, err
+		}
+		if f.nIfaces == 0 {
+			f.snap0 = f.order.Uint32(f.buf[12:16])
+		}
+		if !f.haveLink {
+			f.linkType, f.haveLink = f.order.Uint16(f.buf[8:10]), true
+		}
+		f.nIfaces++
+		return true, nil
+	case blockEPB, blockPB:
+		if err := f.fill(20, false); err != nil {
+			return false, err
+		}
+		caplen := f.order.Uint32(f.buf[20:24])
+		if err := checkCaplen(typ, caplen, length, 32); err != nil {
+			return false, err
+		}
+		if err := f.fill(pad4(int(caplen)), false); err != nil {
+			return false, err
+		}
+		if err := f.skipTo(length); err != nil { // drop the options
+			return false, err
+		}
+		f.seal()
+		return true, nil
+	case blockSPB:
+		if f.nIfaces == 0 {
+			return false, errors.New("pcapng simple packet block before any interface")
+		}
+		if err := f.fill(4, false); err != nil {
+			return false, err
+		}
+		caplen := f.order.Uint32(f.buf[8:12])
+		if f.snap0 != 0 && caplen > f.snap0 {
+			caplen = f.snap0
+		}
+		if err := checkCaplen(typ, caplen, length, 16); err != nil {
+			return false, err
+		}
+		if err := f.fill(length-12, false); err != nil {
+			return false, err
+		}
+		return true, f.checkTrailer(length)
+	default:
+		return false, f.skipTo(length)
+	}
+}
+
+// checkCaplen makes sure a packet's captured bytes fit in its block.
+func checkCaplen(typ, caplen uint32, length, overhead int) error {
+	if caplen > MaxFrameLen {
+		return fmt.Errorf("pcapng block type %#x: packet length %d exceeds the %d byte limit", typ, caplen, MaxFrameLen)
+	}
+	if pad4(int(caplen)) > length-overhead {
+		return fmt.Errorf("pcapng block type %#x: packet length %d does not fit in block length %d", typ, caplen, length)
+	}
+	return nil
+}
+
+// skipTo discards the block up to its trailer, reads the trailer and checks it.
+func (f *framer) skipTo(length int) error {
+	// The bytes consumed so far are buf; the trailer is the last 4.
+	if err := f.skip(length - 4 - len(f.buf)); err != nil {
+		return err
+	}
+	var t [4]byte
+	if _, err := io.ReadFull(f.src, t[:]); err != nil {
+		return ErrTruncated
+	}
+	if got := f.order.Uint32(t[:]); got != uint32(length) {
+		return fmt.Errorf("pcapng block type %#x: length %d does not match trailing length %d", f.order.Uint32(f.buf[0:4]), length, got)
+	}
+	return nil
+}
+
+// checkTrailer checks the trailing length of a fully buffered block.
+func (f *framer) checkTrailer(length int) error {
+	if got := f.order.Uint32(f.buf[length-4:]); got != uint32(length) {
+		return fmt.Errorf("pcapng block type %#x: length %d does not match trailing length %d", f.order.Uint32(f.buf[0:4]), length, got)
+	}
+	return nil
+}
+
+// seal ends a block whose body (without options) is in buf: it appends an
+// trailer and rewrites both length fields.
+func (f *framer) seal() {
+	f.buf = append(f.buf, 0, 0, 0, 0)
+	n := len(f.buf)
+	f.order.PutUint32(f.buf[n-4:], uint32(n))
+	f.order.PutUint32(f.buf[4:8], uint32(n))
+}
+
+// keepIDBOptions rewrites the buffered interface block with only the kept
+// options, after checking that every option lies inside the block.
+func (f *framer) keepIDBOptions() error {
+	end := len(f.buf) - 4
+	w := 16
+	for r := 16; r+4 <= end; {
+		code := f.order.Uint16(f.buf[r:])
+		olen := int(f.order.Uint16(f.buf[r+2:]))
+		if code == optEnd {
+			break
+		}
+		next := r + 4 + pad4(olen)
+		if next > end {
+			return fmt.Errorf("pcapng interface block: option %d of length %d overruns the block", code, olen)
+		}
+		switch code {
+		case optIfName, optIfDesc, optIfTSResol, optIfTSOffset:
+			if olen <= maxKeptOptLen {
+				w += copy(f.buf[w:], f.buf[r:next])
+			}
+		}
+		r = next
+	}
+	if w > 16 {
+		f.buf = append(f.buf[:w], 0, 0, 0, 0) // end of options
+	} else {
+		f.buf = f.buf[:w]
+	}
+	f.seal()
+	return nil
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }

@@ -1,0 +1,136 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+const bufSize = 64 << 10
+
+var (
+	gzipMagic   = []byte{0x1f, 0x8b}
+	pcapngMagic = []byte{0x0a, 0x0d, 0x0d, 0x0a}
+	pcapMagics  = [][]byte{
+		{0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, // µs, LE and BE
+		{0x4d, 0x3c, 0xb2, 0xa1}, {0xa1, 0xb2, 0x3c, 0x4d}, // ns, LE and BE
+	}
+)
+
+// Open opens a capture file; "-" reads stdin. gzip is undone transparently.
+// The Reader owns the file and closes it in Close (stdin is left open).
+func Open(path string, opt Options) (*Reader, error) {
+	if path == "-" {
+		return newReader(os.Stdin, "stdin", -1, nil, opt)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	r, err := newReader(f, path, size, f, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// NewReader reads a capture from r; name is used in error messages. The
+// caller keeps ownership of r.
+func NewReader(r io.Reader, name string, opt Options) (*Reader, error) {
+	return newReader(r, name, -1, nil, opt)
+}
+
+func newReader(src io.Reader, name string, size int64, closer io.Closer, opt Options) (*Reader, error) {
+	r := &Reader{name: name, size: size, closer: closer, opt: opt}
+	r.raw = &countingReader{r: src}
+	in := bufio.NewReaderSize(r.raw, bufSize)
+
+	if head, _ := in.Peek(2); bytes.Equal(head, gzipMagic) {
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+		}
+		r.gz = zr
+		r.compressed = true
+		in = bufio.NewReaderSize(zr, bufSize)
+	}
+
+	magic, err := in.Peek(4)
+	switch {
+	case len(magic) == 0 && (err == io.EOF || err == nil):
+		return nil, fmt.Errorf("%s: %w (empty file)", name, ErrNotCapture)
+	case bytes.Equal(magic, pcapngMagic):
+		r.format = "pcapng"
+	case isPcapMagic(magic):
+		r.format = "pcap"
+	case err != nil && err != io.EOF:
+		return nil, fmt.Errorf("%s: %w", name, err)
+	default:
+		return nil, fmt.Errorf("%s: %w", name, ErrNotCapture)
+	}
+
+	r.fr = newFramer(in, r.format == "pcapng")
+	if err := r.openContainer(); err != nil {
+		return nil, err
+	}
+	r.setPorts(opt.Ports)
+	r.dec.init()
+	return r, nil
+}
+
+// openContainer hands the framed stream to pcapgo and reads the file header.
+func (r *Reader) openContainer() error {
+	var err error
+	if r.fr.ng {
+		r.ng, err = pcapgo.NewNgReader(r.fr, pcapgo.NgReaderOptions{
+			WantMixedLinkType: true,
+			// Interface indexes restart with each section; the writer
+			// needs to know which section a packet came from.
+			SectionEndCallback: func([]pcapgo.NgInterface, pcapgo.NgSectionInfo) { r.section++ },
+		})
+	} else {
+		r.pcap, err = pcapgo.NewReader(r.fr)
+	}
+	if err == nil {
+		return nil
+	}
+	if ferr := r.fr.failed(); ferr != nil {
+		err = ferr
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		return fmt.Errorf("%s: truncated %s file header (unexpected EOF)", r.name, r.format)
+	}
+	return fmt.Errorf("%s: bad %s file header: %w", r.name, r.format, err)
+}
+
+func isPcapMagic(b []byte) bool {
+	for _, m := range pcapMagics {
+		if bytes.Equal(b, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// countingReader counts the bytes read from the underlying file, for progress.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

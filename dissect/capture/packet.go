@@ -1,0 +1,112 @@
+package capture
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// DefaultPort is the UDP port Bridge Commander 1.1 hosts listen on.
+const DefaultPort = 22101
+
+// Options select what a Reader returns.
+type Options struct {
+	// Ports are the UDP ports of interest; a datagram matches when its source
+	// or destination port is one of them. Empty means {DefaultPort}.
+	Ports []uint16
+	// AllFrames makes Next return every frame, not only matching datagrams,
+	// so that a caller can copy a whole capture (decrypt -w). Frames that do
+	// not match carry a Kind other than KindMatched.
+	AllFrames bool
+}
+
+// Kind says what a frame turned out to be. Every frame gets exactly one kind,
+// and Stats counts frames per kind.
+type Kind uint8
+
+const (
+	KindMatched     Kind = iota // UDP with a selected source or destination port
+	KindOtherPort               // UDP on other ports
+	KindNonUDP                  // IP, but not UDP
+	KindNonIP                   // link layer carries something other than IP
+	KindFragment                // IP fragment other than a whole datagram
+	KindUnsupported             // link type this package does not decode
+	KindMalformed               // headers cut short or invalid
+)
+
+var kindNames = [...]string{"matched", "other-port", "non-udp", "non-ip", "fragment", "unsupported-link", "malformed"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Packet is one frame as returned by Reader.Next. The slices alias the
+// reader's buffer: they are valid until the next call to Next, and a caller
+// that keeps them must copy. Callers may modify Payload in place (decryption)
+// and then write Data out; see FixUDPChecksum.
+type Packet struct {
+	Frame     int       // 1-based index among all frames of the file, as Wireshark counts
+	Time      time.Time // capture time, UTC
+	Kind      Kind
+	Src, Dst  netip.AddrPort // set for KindMatched and KindOtherPort
+	Payload   []byte         // UDP payload as captured (may be shorter than the UDP length)
+	Truncated bool           // the capture holds less of the datagram than its headers claim
+
+	Data           []byte // the whole captured frame
+	PayloadOffset  int    // Payload == Data[PayloadOffset:PayloadOffset+len(Payload)]
+	LinkType       layers.LinkType
+	InterfaceIndex int // pcapng interface within its section; 0 for pcap
+	CaptureInfo    gopacket.CaptureInfo
+
+	section int // pcapng section the interface index refers to
+}
+
+// reset clears what the previous frame left behind.
+func (p *Packet) reset() {
+	p.Src, p.Dst = netip.AddrPort{}, netip.AddrPort{}
+	p.Payload = nil
+	p.PayloadOffset = 0
+	p.Truncated = false
+}
+
+// Stats counts frames by what happened to them. Frames is the sum of all
+// other fields except UDP and Truncated.
+type Stats struct {
+	Frames      int // all frames read, returned or not
+	UDP         int // Matched + OtherPort
+	Matched     int // UDP on a selected port
+	Truncated   int // of Matched: payload cut short by the snap length
+	OtherPort   int // UDP, neither port selected
+	NonUDP      int // IPv4/IPv6 carrying another protocol
+	NonIP       int // ARP, LLC, unknown loopback families, ...
+	Fragments   int // IP fragments with MF set or a non-zero offset (not reassembled)
+	Unsupported int // frames on an interface with a link type not decoded here
+	Malformed   int // link, IP or UDP header cut short or invalid
+}
+
+func (s *Stats) count(k Kind) {
+	s.Frames++
+	switch k {
+	case KindMatched:
+		s.Matched++
+		s.UDP++
+	case KindOtherPort:
+		s.OtherPort++
+		s.UDP++
+	case KindNonUDP:
+		s.NonUDP++
+	case KindNonIP:
+		s.NonIP++
+	case KindFragment:
+		s.Fragments++
+	case KindUnsupported:
+		s.Unsupported++
+	default:
+		s.Malformed++
+	}
+}
