@@ -25,8 +25,11 @@ type Opcode struct {
 }
 
 // table holds every opcode value; entries for unassigned values are filled
-// in by init so Lookup never returns nil.
-var table [256]Opcode
+// in so Lookup never returns nil. It is built by a variable initializer, not
+// an init function: Go runs all variable initializers before any init, so the
+// decoder files' init functions (which call register) find the table ready
+// whatever their file names sort as.
+var table = buildTable()
 
 // names is the stock opcode table of protocol-facts section 6.
 var names = []struct {
@@ -89,16 +92,17 @@ var names = []struct {
 	{0x41, "TeamMessage", "C->S->others", true},
 }
 
-func init() {
-	for i := range table {
+func buildTable() (t [256]Opcode) {
+	for i := range t {
 		// Free and mod ranges: labelled, shown raw, never an error (mods use them).
-		table[i] = Opcode{Code: uint8(i), Name: fmt.Sprintf("Mod%02X", i)}
+		t[i] = Opcode{Code: uint8(i), Name: fmt.Sprintf("Mod%02X", i)}
 	}
-	table[0x05].Name = "Unused05"
-	table[0x2B].Name = "MaxMessageTypes?"
+	t[0x05].Name = "Unused05"
+	t[0x2B].Name = "MaxMessageTypes?"
 	for _, n := range names {
-		table[n.code] = Opcode{Code: n.code, Name: n.name, Dir: n.dir, Reliable: n.reliable, Known: true}
+		t[n.code] = Opcode{Code: n.code, Name: n.name, Dir: n.dir, Reliable: n.reliable, Known: true}
 	}
+	return t
 }
 
 // register attaches a decoder and summarizer to an opcode; decoder files call
