@@ -54,12 +54,14 @@ const NoOffset = -1
 
 // Anomaly is one thing that went wrong, with a stable Code for machines and a
 // Message for people. Offset is a byte position in the decrypted datagram, or
-// NoOffset.
+// NoOffset. Msg is the 1-based index of the message it concerns, or 0 when it
+// concerns the datagram as a whole.
 type Anomaly struct {
 	Code     string
 	Severity Severity
 	Message  string
 	Offset   int
+	Msg      int
 }
 
 func anomalyAt(code string, sev Severity, off int, format string, args ...any) Anomaly {

@@ -1,12 +1,9 @@
+// Command bcdump dissects Star Trek: Bridge Commander 1.1 multiplayer
+// traffic from packet captures.
 package main
 
-import (
-	_ "github.com/fatih/color"
-	_ "github.com/gopacket/gopacket"
-	_ "github.com/gopacket/gopacket/layers"
-	_ "github.com/gopacket/gopacket/pcapgo"
-	_ "github.com/olekukonko/tablewriter"
-	_ "github.com/spf13/cobra"
-)
+import "os"
 
-func main() {}
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,110 @@
+// Package dissect turns captured UDP payloads on the game port into decoded
+// datagrams: GameSpy text, or deciphered game datagrams with their transport
+// messages, per-flow delivery state and decoded game opcodes.
+package dissect
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// Kind separates the two protocols sharing the game socket.
+type Kind uint8
+
+const (
+	KindGame Kind = iota + 1
+	KindGameSpy
+)
+
+func (k Kind) String() string {
+	if k == KindGameSpy {
+		return "gamespy"
+	}
+	return "game"
+}
+
+// Dir is the direction of a datagram relative to the game server.
+type Dir uint8
+
+const (
+	C2S Dir = iota + 1 // to the game port
+	S2C                // from the game port
+)
+
+func (d Dir) String() string {
+	if d == S2C {
+		return "s2c"
+	}
+	return "c2s"
+}
+
+// Anomaly is the one anomaly type every layer reports through.
+type Anomaly = transport.Anomaly
+
+// Datagram is one decoded UDP payload. The Dissector reuses it for the next
+// packet: reporters must finish with it (or copy) before asking for another.
+type Datagram struct {
+	Frame     int // 1-based among all frames of the capture
+	Time      time.Time
+	RelTime   time.Duration // since the first frame of the capture
+	Src, Dst  netip.AddrPort
+	Dir       Dir
+	Kind      Kind
+	Truncated bool // the capture cut the UDP payload short
+
+	Raw   []byte // the UDP payload as captured (enciphered)
+	Plain []byte // deciphered (game) or the text itself (GameSpy)
+
+	// Game datagrams.
+	Transport transport.Datagram
+	Msgs      []Message // parallel to Transport.Messages
+
+	// GameSpy datagrams.
+	GameSpy []KV
+
+	// Anomalies of every layer, in the order found.
+	Anomalies []Anomaly
+}
+
+// Message is what the layers above the wire codec learned about one
+// transport message.
+type Message struct {
+	// Opcode is set when the payload starts with a game opcode: an
+	// unfragmented 0x32 payload or fragment 0.
+	Opcode *game.Opcode
+	// Fields are the decoded payload fields (game opcode or control payload).
+	Fields game.Fields
+	// Malformed is set when the payload does not fit its layout; fields
+	// before the fault are still in Fields.
+	Malformed *game.MalformedError
+	// Decoded says Fields describe the payload (a decoder ran).
+	Decoded bool
+
+	// Track is the per-flow delivery state of the message.
+	// TODO(tracker): Track transport.MsgInfo
+
+	// Reassembled is set on the fragment that completed a message.
+	Reassembled *Reassembled
+}
+
+// Reassembled is a fragmented message delivered whole.
+type Reassembled struct {
+	Payload   []byte
+	Frags     int
+	Opcode    *game.Opcode
+	Fields    game.Fields
+	Malformed *game.MalformedError
+	Decoded   bool
+}
+
+func (d *Datagram) reset() {
+	d.Truncated = false
+	d.Transport.Reset()
+	d.GameSpy = d.GameSpy[:0]
+	d.Anomalies = d.Anomalies[:0]
+	d.Raw = d.Raw[:0]
+	d.Plain = d.Plain[:0]
+}

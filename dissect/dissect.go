@@ -1,0 +1,149 @@
+package dissect
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// DefaultPort is the game port of a BC 1.1 host.
+const DefaultPort = 22101
+
+// CodePayloadMalformed marks a payload that does not fit its opcode's layout.
+const CodePayloadMalformed = "payload-malformed"
+
+// Options configure a Dissector.
+type Options struct {
+	// Ports are the game ports; empty means DefaultPort.
+	Ports []uint16
+}
+
+// Dissector decodes packets one at a time, in capture order.
+type Dissector struct {
+	ports   []uint16
+	dg      Datagram
+	first   time.Time
+	started bool
+}
+
+// New returns a Dissector.
+func New(opt Options) *Dissector {
+	ports := opt.Ports
+	if len(ports) == 0 {
+		ports = []uint16{DefaultPort}
+	}
+	return &Dissector{ports: ports}
+}
+
+func (d *Dissector) isGamePort(p uint16) bool {
+	for _, q := range d.ports {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+// Packet decodes one captured UDP payload. The returned Datagram is reused
+// by the next call.
+func (d *Dissector) Packet(p *capture.Packet) *Datagram {
+	dg := &d.dg
+	dg.reset()
+	if !d.started {
+		d.first, d.started = p.Time, true
+	}
+	dg.Frame, dg.Time, dg.RelTime = p.Frame, p.Time, p.Time.Sub(d.first)
+	dg.Src, dg.Dst = p.Src, p.Dst
+	dg.Truncated = p.Truncated
+	dg.Dir = S2C
+	if d.isGamePort(p.Dst.Port()) {
+		dg.Dir = C2S
+	}
+	dg.Raw = append(dg.Raw, p.Payload...)
+	dg.Plain = append(dg.Plain, p.Payload...)
+	if IsGameSpy(dg.Raw) {
+		dg.Kind = KindGameSpy
+		dg.GameSpy = parseGameSpy(dg.GameSpy, dg.Plain)
+		return dg
+	}
+	dg.Kind = KindGame
+	cipher.Decrypt(dg.Plain)
+	transport.Decode(dg.Plain, &dg.Transport)
+	dg.Anomalies = append(dg.Anomalies, dg.Transport.Anomalies...)
+	d.decodeMessages(dg)
+	return dg
+}
+
+func (d *Dissector) decodeMessages(dg *Datagram) {
+	n := len(dg.Transport.Messages)
+	if cap(dg.Msgs) < n {
+		dg.Msgs = append(dg.Msgs[:cap(dg.Msgs)], make([]Message, n-cap(dg.Msgs))...)
+	}
+	dg.Msgs = dg.Msgs[:n]
+	for i := range dg.Transport.Messages {
+		tm := &dg.Transport.Messages[i]
+		m := &dg.Msgs[i]
+		m.Opcode, m.Malformed, m.Decoded, m.Reassembled = nil, nil, false, nil
+		m.Fields.Reset()
+		switch {
+		case tm.Type == transport.TypeData:
+			if tm.Fragment && tm.FragIdx != 0 || len(tm.Payload) == 0 {
+				continue // a slice of the middle of a payload: shown raw
+			}
+			m.Opcode = game.Lookup(tm.Payload[0])
+			if tm.Fragment {
+				continue // decoded once reassembled
+			}
+			d.decodePayload(dg, i, tm.PayloadOff, tm.Payload, &m.Fields, &m.Malformed, &m.Decoded)
+		case tm.Type != transport.TypeACK:
+			decodeControl(dg.Transport.PeerID, tm, &m.Fields)
+			m.Decoded = len(m.Fields.List) > 0
+		}
+	}
+}
+
+// decodePayload runs the opcode decoder and turns a malformed payload into
+// an anomaly (the raw bytes stay visible in every reporter).
+func (d *Dissector) decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **game.MalformedError, decoded *bool) {
+	op, err := game.Decode(p, f)
+	*decoded = op != nil && op.Decode != nil
+	if err == nil {
+		return
+	}
+	var me *game.MalformedError
+	if !errors.As(err, &me) {
+		me = &game.MalformedError{Off: 0, Reason: err.Error()}
+	}
+	*bad = me
+	name := "?"
+	if op != nil {
+		name = op.Name
+	}
+	dg.Anomalies = append(dg.Anomalies, Anomaly{
+		Code: CodePayloadMalformed, Severity: transport.SevError,
+		Message: name + ": " + me.Reason, Offset: off + me.Off, Msg: i + 1,
+	})
+}
+
+// Run reads every packet of r, calls fn with each decoded datagram, and
+// returns the reader's error (nil at a clean end of file).
+func (d *Dissector) Run(r *capture.Reader, fn func(*Datagram) error) error {
+	var p capture.Packet
+	for {
+		err := r.Next(&p)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(d.Packet(&p)); err != nil {
+			return err
+		}
+	}
+}

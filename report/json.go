@@ -1,0 +1,268 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// JSON writes JSON Lines: one object per datagram, then one "summary"
+// object with the anomalies only the end of the capture revealed. The keys
+// are a contract (README "JSON output"): new keys may be added, none renamed.
+type JSON struct {
+	w     *bufio.Writer
+	buf   []byte
+	flush bool // flush after every line (live capture)
+}
+
+// NewJSON returns a JSON Lines reporter writing to w. With flushEach every
+// line is flushed at once, for piping a live capture into jq.
+func NewJSON(w io.Writer, flushEach bool) *JSON {
+	return &JSON{w: bufio.NewWriterSize(w, 64<<10), flush: flushEach}
+}
+
+func (j *JSON) Datagram(d *dissect.Datagram) error {
+	j.buf = AppendDatagramJSON(j.buf[:0], d)
+	j.buf = append(j.buf, '\n')
+	if _, err := j.w.Write(j.buf); err != nil {
+		return err
+	}
+	if j.flush {
+		return j.w.Flush()
+	}
+	return nil
+}
+
+func (j *JSON) Finish(end []dissect.Event) error {
+	if len(end) > 0 {
+		b := append(j.buf[:0], `{"kind":"summary","anomalies":[`...)
+		for i := range end {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendEventJSON(b, &end[i])
+		}
+		b = append(b, "]}\n"...)
+		j.buf = b
+		if _, err := j.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return j.w.Flush()
+}
+
+// AppendDatagramJSON appends the JSON object of one datagram (no newline).
+func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
+	first := true
+	b = append(b, '{')
+	b = appendKey(b, &first, "frame")
+	b = strconv.AppendInt(b, int64(d.Frame), 10)
+	b = appendKey(b, &first, "time")
+	b = append(b, '"')
+	b = d.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	b = appendKey(b, &first, "src")
+	b = append(b, '"')
+	b = d.Src.AppendTo(b)
+	b = append(b, '"')
+	b = appendKey(b, &first, "dst")
+	b = append(b, '"')
+	b = d.Dst.AppendTo(b)
+	b = append(b, '"')
+	b = appendKey(b, &first, "dir")
+	b = appendStr(b, d.Dir.String())
+	b = appendKey(b, &first, "kind")
+	b = appendStr(b, d.Kind.String())
+	b = appendKey(b, &first, "len")
+	b = strconv.AppendInt(b, int64(len(d.Raw)), 10)
+	if d.Truncated {
+		b = appendKey(b, &first, "truncated")
+		b = append(b, "true"...)
+	}
+	if d.Kind == dissect.KindGameSpy {
+		b = appendKey(b, &first, "text")
+		b = appendString(b, d.Plain)
+		b = appendKey(b, &first, "gamespy")
+		b = append(b, '{')
+		kf := true
+		for _, kv := range d.GameSpy {
+			if !kf {
+				b = append(b, ',')
+			}
+			kf = false
+			b = appendString(b, kv.Key)
+			b = append(b, ':')
+			b = appendString(b, kv.Value)
+		}
+		b = append(b, '}')
+	} else {
+		b = appendKey(b, &first, "peer_id")
+		b = strconv.AppendInt(b, int64(d.Transport.PeerID), 10)
+		b = appendKey(b, &first, "msg_count")
+		b = strconv.AppendInt(b, int64(d.Transport.MsgCount), 10)
+		b = appendKey(b, &first, "messages")
+		b = append(b, '[')
+		for i := range d.Transport.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i])
+		}
+		b = append(b, ']')
+		if len(d.Transport.Messages) == 0 || len(d.Anomalies) > 0 {
+			// Raw bytes stay visible where decoding could not explain them.
+			b = appendKey(b, &first, "plain_hex")
+			b = appendHexBytes(b, d.Plain)
+		}
+	}
+	if len(d.Anomalies) > 0 {
+		b = appendKey(b, &first, "anomalies")
+		b = append(b, '[')
+		for i := range d.Anomalies {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendAnomalyJSON(b, &d.Anomalies[i])
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []byte {
+	first := true
+	b = append(b, '{')
+	b = appendKey(b, &first, "type")
+	b = strconv.AppendInt(b, int64(m.Type), 10)
+	b = appendKey(b, &first, "type_name")
+	b = appendStr(b, m.Type.Name())
+	b = appendKey(b, &first, "offset")
+	b = strconv.AppendInt(b, int64(m.Offset), 10)
+	b = appendKey(b, &first, "len")
+	b = strconv.AppendInt(b, int64(m.Len), 10)
+	if m.Type == transport.TypeACK {
+		b = appendKey(b, &first, "seq")
+		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+		b = appendKey(b, &first, "ack_frag")
+		b = appendBool(b, m.AckFrag)
+		b = appendKey(b, &first, "ack_low")
+		b = appendBool(b, m.AckLow)
+		if m.AckFrag {
+			b = appendKey(b, &first, "frag_idx")
+			b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+		}
+		b = appendTrackJSON(b, &first, dm)
+		return append(b, '}')
+	}
+	b = appendKey(b, &first, "reliable")
+	b = appendBool(b, m.Reliable)
+	b = appendKey(b, &first, "ordered")
+	b = appendBool(b, m.Ordered)
+	if m.Reliable {
+		b = appendKey(b, &first, "seq")
+		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+	}
+	if m.Fragment {
+		b = appendKey(b, &first, "fragment")
+		b = append(b, "true"...)
+		b = appendKey(b, &first, "frag_idx")
+		b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+		if m.HasFragTotal {
+			b = appendKey(b, &first, "frag_total")
+			b = strconv.AppendUint(b, uint64(m.FragTotal), 10)
+		}
+	}
+	b = appendKey(b, &first, "payload_len")
+	b = strconv.AppendInt(b, int64(len(m.Payload)), 10)
+	if dm.Opcode != nil {
+		b = appendKey(b, &first, "opcode")
+		b = strconv.AppendUint(b, uint64(dm.Opcode.Code), 10)
+		b = appendKey(b, &first, "opcode_name")
+		b = appendStr(b, dm.Opcode.Name)
+	}
+	if dm.Decoded {
+		b = appendKey(b, &first, "fields")
+		b = append(b, '{')
+		b = appendFields(b, dm.Fields.List)
+		b = append(b, '}')
+	}
+	if !dm.Decoded || dm.Malformed != nil {
+		b = appendKey(b, &first, "payload_hex")
+		b = appendHexBytes(b, m.Payload)
+	}
+	b = appendTrackJSON(b, &first, dm)
+	if r := dm.Reassembled; r != nil {
+		b = appendKey(b, &first, "reassembled")
+		rf := true
+		b = append(b, '{')
+		b = appendKey(b, &rf, "len")
+		b = strconv.AppendInt(b, int64(len(r.Payload)), 10)
+		b = appendKey(b, &rf, "frags")
+		b = strconv.AppendInt(b, int64(r.Frags), 10)
+		if r.Opcode != nil {
+			b = appendKey(b, &rf, "opcode")
+			b = strconv.AppendUint(b, uint64(r.Opcode.Code), 10)
+			b = appendKey(b, &rf, "opcode_name")
+			b = appendStr(b, r.Opcode.Name)
+		}
+		if r.Decoded {
+			b = appendKey(b, &rf, "fields")
+			b = append(b, '{')
+			b = appendFields(b, r.Fields.List)
+			b = append(b, '}')
+		}
+		if !r.Decoded || r.Malformed != nil {
+			b = appendKey(b, &rf, "payload_hex")
+			b = appendHexBytes(b, r.Payload)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+func appendAnomalyJSON(b []byte, a *transport.Anomaly) []byte {
+	first := true
+	b = append(b, '{')
+	b = appendKey(b, &first, "code")
+	b = appendStr(b, a.Code)
+	b = appendKey(b, &first, "severity")
+	b = appendStr(b, a.Severity.String())
+	b = appendKey(b, &first, "message")
+	b = appendStr(b, a.Message)
+	if a.Offset != transport.NoOffset {
+		b = appendKey(b, &first, "offset")
+		b = strconv.AppendInt(b, int64(a.Offset), 10)
+	}
+	if a.Msg > 0 {
+		b = appendKey(b, &first, "msg")
+		b = strconv.AppendInt(b, int64(a.Msg-1), 10)
+	}
+	return append(b, '}')
+}
+
+func appendEventJSON(b []byte, e *dissect.Event) []byte {
+	b = appendAnomalyJSON(b, &e.Anomaly)
+	b = b[:len(b)-1]
+	first := false
+	if e.Frame > 0 {
+		b = appendKey(b, &first, "frame")
+		b = strconv.AppendInt(b, int64(e.Frame), 10)
+	}
+	if e.Client.IsValid() {
+		b = appendKey(b, &first, "client")
+		b = append(b, '"')
+		b = e.Client.AppendTo(b)
+		b = append(b, '"')
+	}
+	if e.Server.IsValid() {
+		b = appendKey(b, &first, "server")
+		b = append(b, '"')
+		b = e.Server.AppendTo(b)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}

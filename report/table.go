@@ -1,0 +1,221 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+
+	"github.com/fatih/color"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// Palette colours the table and hexdump output. The zero value (or one made
+// with colour off) writes plain text.
+type Palette struct {
+	on                              bool
+	frame, addr, ack, data, control *color.Color
+	note, warn, err, gamespy        *color.Color
+}
+
+// NewPalette returns a palette that colours only when on is true.
+func NewPalette(on bool) Palette {
+	mk := func(a ...color.Attribute) *color.Color {
+		c := color.New(a...)
+		if on {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	return Palette{
+		on:      on,
+		frame:   mk(color.Faint),
+		addr:    mk(color.FgCyan),
+		ack:     mk(color.Faint),
+		data:    mk(color.FgGreen),
+		control: mk(color.FgBlue, color.Bold),
+		note:    mk(color.FgCyan),
+		warn:    mk(color.FgYellow, color.Bold),
+		err:     mk(color.FgRed, color.Bold),
+		gamespy: mk(color.FgMagenta),
+	}
+}
+
+func (p *Palette) paint(b []byte, c *color.Color, s []byte) []byte {
+	if !p.on || c == nil {
+		return append(b, s...)
+	}
+	return append(b, c.Sprint(string(s))...)
+}
+
+func (p *Palette) severity(s transport.Severity) *color.Color {
+	switch s {
+	case transport.SevError:
+		return p.err
+	case transport.SevWarn:
+		return p.warn
+	}
+	return p.note
+}
+
+// Table prints one line per datagram in the spirit of tshark's summary:
+// frame, relative time, src -> dst, peer id, then every message in brief,
+// anomalies marked with `!`.
+type Table struct {
+	w       *bufio.Writer
+	pal     Palette
+	buf     []byte
+	scratch []byte
+	flush   bool
+}
+
+// NewTable returns a table reporter. flushEach flushes every line (live).
+func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
+	return &Table{w: bufio.NewWriterSize(w, 64<<10), pal: pal, flush: flushEach}
+}
+
+func (t *Table) Datagram(d *dissect.Datagram) error {
+	t.buf = t.appendLine(t.buf[:0], d)
+	if _, err := t.w.Write(t.buf); err != nil {
+		return err
+	}
+	if t.flush {
+		return t.w.Flush()
+	}
+	return nil
+}
+
+func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
+	s := t.scratch[:0]
+	s = appendPadInt(s, d.Frame, 6)
+	s = append(s, ' ')
+	s = appendRelTime(s, d)
+	b = t.pal.paint(b, t.pal.frame, s)
+	b = append(b, ' ')
+	s = d.Src.AppendTo(s[:0])
+	s = append(s, " -> "...)
+	s = d.Dst.AppendTo(s)
+	b = t.pal.paint(b, t.pal.addr, s)
+	if d.Kind == dissect.KindGameSpy {
+		b = append(b, ' ')
+		s = append(s[:0], "GameSpy "...)
+		s = appendQuoteLimited(s, d.Plain, 100)
+		b = t.pal.paint(b, t.pal.gamespy, s)
+	} else {
+		b = append(b, " peer="...)
+		b = appendPeer(b, d.Transport.PeerID)
+		b = append(b, ' ')
+		for i := range d.Transport.Messages {
+			if i > 0 {
+				b = append(b, " | "...)
+			}
+			s = appendMessageBrief(s[:0], d, i)
+			c := t.pal.data
+			switch m := &d.Transport.Messages[i]; {
+			case m.Type == transport.TypeACK:
+				c = t.pal.ack
+			case m.Type != transport.TypeData:
+				c = t.pal.control
+			}
+			b = t.pal.paint(b, c, s)
+		}
+		if len(d.Transport.Messages) == 0 && len(d.Plain) > 2 {
+			b = append(b, "raw="...)
+			b = appendHexPrefix(b, d.Plain[2:], 24)
+		}
+	}
+	if d.Truncated {
+		b = append(b, " [truncated]"...)
+	}
+	for i := range d.Anomalies {
+		a := &d.Anomalies[i]
+		s = append(s[:0], " !"...)
+		s = append(s, a.Code...)
+		if a.Offset != transport.NoOffset {
+			s = append(s, '@')
+			s = strconv.AppendInt(s, int64(a.Offset), 10)
+		}
+		b = t.pal.paint(b, t.pal.severity(a.Severity), s)
+	}
+	t.scratch = s
+	return append(b, '\n')
+}
+
+func (t *Table) Finish(end []dissect.Event) error {
+	for i := range end {
+		e := &end[i]
+		b := t.buf[:0]
+		s := append(t.scratch[:0], "   end "...)
+		s = append(s, e.Severity.String()...)
+		s = append(s, ' ')
+		s = append(s, e.Code...)
+		b = t.pal.paint(b, t.pal.severity(e.Severity), s)
+		if e.Frame > 0 {
+			b = append(b, " frame "...)
+			b = strconv.AppendInt(b, int64(e.Frame), 10)
+		}
+		if e.Client.IsValid() {
+			b = append(b, " client "...)
+			b = e.Client.AppendTo(b)
+		}
+		b = append(b, ": "...)
+		b = append(b, e.Message...)
+		b = append(b, '\n')
+		t.buf, t.scratch = b, s
+		if _, err := t.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return t.w.Flush()
+}
+
+func appendPeer(b []byte, id uint8) []byte {
+	if id == 0xFF {
+		return append(b, "FF"...)
+	}
+	return strconv.AppendUint(b, uint64(id), 10)
+}
+
+func appendPadInt(b []byte, v, width int) []byte {
+	n := len(b)
+	b = strconv.AppendInt(b, int64(v), 10)
+	for len(b)-n < width {
+		b = append(b, ' ')
+		copy(b[n+1:], b[n:len(b)-1])
+		b[n] = ' '
+	}
+	return b
+}
+
+// appendRelTime appends seconds since the first frame with microsecond
+// precision, like tshark's default.
+func appendRelTime(b []byte, d *dissect.Datagram) []byte {
+	us := d.RelTime.Microseconds()
+	n := len(b)
+	b = strconv.AppendInt(b, us/1e6, 10)
+	b = append(b, '.')
+	frac := us % 1e6
+	if frac < 0 {
+		frac = -frac
+	}
+	for div := int64(100000); div > 0; div /= 10 {
+		b = append(b, byte('0'+frac/div%10))
+	}
+	for len(b)-n < 11 {
+		b = append(b, ' ')
+		copy(b[n+1:], b[n:len(b)-1])
+		b[n] = ' '
+	}
+	return b
+}
+
+func appendQuoteLimited(b []byte, s []byte, max int) []byte {
+	if len(s) > max {
+		b = strconv.AppendQuote(b, string(s[:max]))
+		return append(b, "…"...)
+	}
+	return strconv.AppendQuote(b, string(s))
+}

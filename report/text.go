@@ -1,0 +1,204 @@
+package report
+
+import (
+	"strconv"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// Text renderings shared by the table and hexdump reporters.
+
+// appendFieldValue appends a field's value as people read it.
+func appendFieldValue(b []byte, f *game.Field) []byte {
+	switch f.Kind {
+	case game.KindString:
+		b = strconv.AppendQuote(b, string(f.B))
+	case game.KindBytes:
+		for _, c := range f.B {
+			b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
+		}
+	case game.KindHash, game.KindHex:
+		n := len(b)
+		b = appendValue(b, f)
+		// Drop the JSON quotes around "0x...".
+		copy(b[n:], b[n+1:len(b)-1])
+		b = b[:len(b)-2]
+	default:
+		b = appendValue(b, f)
+	}
+	if f.Note != "" {
+		b = append(b, " ("...)
+		b = append(b, f.Note...)
+		b = append(b, ')')
+	}
+	return b
+}
+
+// appendBriefFields renders the top-level scalar fields as k=v pairs, for
+// opcodes without a summarizer. At most max fields are shown.
+func appendBriefFields(b []byte, fs []game.Field, max int) []byte {
+	depth, n := 0, 0
+	for i := range fs {
+		f := &fs[i]
+		switch f.Kind {
+		case game.KindObject, game.KindArray:
+			depth++
+			continue
+		case game.KindEnd:
+			depth--
+			continue
+		}
+		if depth != 0 {
+			continue
+		}
+		if n == max {
+			return append(b, " …"...)
+		}
+		b = append(b, ' ')
+		b = append(b, f.Name...)
+		b = append(b, '=')
+		b = appendFieldValue(b, f)
+		n++
+	}
+	return b
+}
+
+// appendMessageBrief appends the one-line description of a transport message
+// used by the table reporter, e.g. `ACK seq=2 frag=1` or
+// `DATA rel seq=3 ChecksumReq round=3 "scripts/mainmenu" "*.pyc"`.
+func appendMessageBrief(b []byte, dg *dissect.Datagram, i int) []byte {
+	m := &dg.Transport.Messages[i]
+	dm := &dg.Msgs[i]
+	if m.Type == transport.TypeACK {
+		b = append(b, "ACK seq="...)
+		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+		if m.AckFrag {
+			b = append(b, " frag="...)
+			b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+		}
+		if m.AckLow {
+			b = append(b, " low"...)
+		}
+		return b
+	}
+	if m.Type == transport.TypeData {
+		b = append(b, "DATA"...)
+	} else {
+		b = append(b, m.Type.Name()...)
+		if m.Type == transport.TypeConnect {
+			if dg.Transport.PeerID == 0xFF {
+				b = append(b, " req"...)
+			} else {
+				b = append(b, " assign"...)
+			}
+		}
+	}
+	if m.Reliable {
+		b = append(b, " rel seq="...)
+		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+	}
+	if m.Fragment {
+		b = append(b, " frag="...)
+		b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+		if m.HasFragTotal {
+			b = append(b, '/')
+			b = strconv.AppendUint(b, uint64(m.FragTotal), 10)
+		}
+	}
+	b = appendTrackBrief(b, dm)
+	if m.Type != transport.TypeData {
+		if dm.Decoded {
+			b = appendControlBrief(b, dm.Fields.List)
+		} else if len(m.Payload) > 0 {
+			b = append(b, " raw="...)
+			b = appendHexPrefix(b, m.Payload, 16)
+		}
+		return b
+	}
+	if dm.Opcode != nil {
+		b = append(b, ' ')
+		b = appendOpcodeBrief(b, dm.Opcode, m.Payload, &dm.Fields, dm.Decoded, dm.Malformed, !m.Fragment)
+	} else if len(m.Payload) > 0 {
+		b = append(b, " raw="...)
+		b = appendHexPrefix(b, m.Payload, 16)
+	}
+	if r := dm.Reassembled; r != nil {
+		b = append(b, " => reassembled "...)
+		b = strconv.AppendInt(b, int64(len(r.Payload)), 10)
+		b = append(b, " bytes from "...)
+		b = strconv.AppendInt(b, int64(r.Frags), 10)
+		b = append(b, " frags: "...)
+		if r.Opcode != nil {
+			b = appendOpcodeBrief(b, r.Opcode, r.Payload, &r.Fields, r.Decoded, r.Malformed, true)
+		}
+	}
+	return b
+}
+
+// appendOpcodeBrief appends `Name summary`. whole says the payload is
+// complete (not only fragment 0's slice), so a summary is meaningful.
+func appendOpcodeBrief(b []byte, op *game.Opcode, p []byte, f *game.Fields, decoded bool, bad *game.MalformedError, whole bool) []byte {
+	b = append(b, op.Name...)
+	if !whole {
+		return b
+	}
+	switch {
+	case decoded && op.Summary != nil && bad == nil:
+		b = append(b, ' ')
+		n := len(b)
+		b = op.Summary(b, p, f)
+		if len(b) == n {
+			b = b[:n-1]
+		}
+	case decoded:
+		b = appendBriefFields(b, f.List, 6)
+	case len(p) > 1:
+		b = append(b, " raw="...)
+		b = appendHexPrefix(b, p[1:], 16)
+	}
+	if bad != nil {
+		b = append(b, " [malformed @"...)
+		b = strconv.AppendInt(b, int64(bad.Off), 10)
+		b = append(b, ']')
+	}
+	return b
+}
+
+func appendHexPrefix(b []byte, p []byte, max int) []byte {
+	n := len(p)
+	if n > max {
+		p = p[:max]
+	}
+	for _, c := range p {
+		b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	if n > max {
+		b = append(b, "…"...)
+	}
+	return b
+}
+
+// appendControlBrief summarizes a connection-management payload:
+// `id=2`, `peer=2 ip=10.10.10.239 "Cady2"`.
+func appendControlBrief(b []byte, fs []game.Field) []byte {
+	for i := range fs {
+		f := &fs[i]
+		switch f.Name {
+		case "assigned_peer_id":
+			b = append(b, " id="...)
+			b = strconv.AppendUint(b, f.U, 10)
+		case "peer_id":
+			b = append(b, " peer="...)
+			b = strconv.AppendUint(b, f.U, 10)
+		case "ip":
+			b = append(b, " ip="...)
+			b = append(b, f.B...)
+		case "name":
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, string(f.B))
+		}
+	}
+	return b
+}
