@@ -1,0 +1,54 @@
+package sessiongen
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bcdump/bcdump/transport"
+)
+
+//go:generate go test -run TestSampleCapture -update-sample .
+
+var updateSample = flag.Bool("update-sample", false, "rewrite testdata/sample.pcap")
+
+var samplePath = filepath.Join("..", "..", "testdata", "sample.pcap")
+
+// The bundled sample must be exactly what the generator makes.
+func TestSampleCapture(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Sample().WritePcap(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if *updateSample {
+		if err := os.WriteFile(samplePath, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(samplePath)
+	if err != nil {
+		t.Fatalf("%v (run go generate ./dissect/sessiongen)", err)
+	}
+	if !bytes.Equal(got, buf.Bytes()) {
+		t.Fatalf("%s differs from the generator's output; run go generate ./dissect/sessiongen", samplePath)
+	}
+}
+
+// Every datagram of the sample frames cleanly.
+func TestSampleFrames(t *testing.T) {
+	var dg transport.Datagram
+	for i, d := range Sample().Datagrams {
+		if d.Plain[0] == '\\' {
+			continue
+		}
+		transport.Decode(d.Plain, &dg)
+		if len(dg.Anomalies) != 0 {
+			t.Errorf("datagram %d: %+v", i, dg.Anomalies)
+		}
+		if len(d.Plain) > 512 {
+			t.Errorf("datagram %d is %d bytes, more than the stock 512", i, len(d.Plain))
+		}
+	}
+}
