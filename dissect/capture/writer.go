@@ -1,0 +1,167 @@
+package capture
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// Writer writes frames to a pcap or pcapng file with gopacket's pcapgo
+// writers. Output is buffered: call Flush when done. The io.Writer is not
+// closed.
+//
+// pcap holds a single link type. pcapng output gets one interface per input
+// interface (per link type for WritePacket), added when its first frame is
+// written, with name and description copied from the input when known.
+// Timestamps are written at the input's resolution for pcap and in
+// nanoseconds for pcapng (pcapgo's fixed choice).
+type Writer struct {
+	format   string
+	linkType layers.LinkType
+	bw       *bufio.Writer
+	out      io.Writer
+	pw       *pcapgo.Writer
+	ngw      *pcapgo.NgWriter
+	ifaces   map[ifaceKey]int
+	src      *Reader
+}
+
+// ifaceKey identifies an input interface; section -1 is WritePacket's.
+type ifaceKey struct {
+	section, index int
+	linkType       layers.LinkType
+}
+
+// NewWriter starts a "pcap" (microsecond timestamps) or "pcapng" file whose
+// frames have the given link type, as for a live capture.
+func NewWriter(w io.Writer, format string, linkType layers.LinkType) (*Writer, error) {
+	return newWriter(w, format, linkType, MaxFrameLen, false, nil)
+}
+
+// NewWriterFor starts a file of the same kind as r reads: the same container,
+// and for pcap the same link type, snap length and timestamp resolution.
+// For pcapng the interfaces of the frames written are recreated.
+func NewWriterFor(w io.Writer, r *Reader) (*Writer, error) {
+	snap := r.Snaplen()
+	if snap == 0 {
+		snap = MaxFrameLen
+	}
+	return newWriter(w, r.Format(), r.LinkType(), snap, r.Nanosecond(), r)
+}
+
+func newWriter(w io.Writer, format string, lt layers.LinkType, snap uint32, nanos bool, src *Reader) (*Writer, error) {
+	wr := &Writer{format: format, linkType: lt, out: w, src: src}
+	switch format {
+	case "pcap":
+		wr.bw = bufio.NewWriterSize(w, bufSize)
+		if nanos {
+			wr.pw = pcapgo.NewWriterNanos(wr.bw)
+		} else {
+			wr.pw = pcapgo.NewWriter(wr.bw)
+		}
+		if err := wr.pw.WriteFileHeader(snap, lt); err != nil {
+			return nil, err
+		}
+	case "pcapng":
+		wr.ifaces = make(map[ifaceKey]int)
+	default:
+		return nil, fmt.Errorf("capture: unknown output format %q (want pcap or pcapng)", format)
+	}
+	return wr, nil
+}
+
+// Write writes p.Data, which may have been modified in place (keep its
+// length), with p's time, link type and interface.
+func (w *Writer) Write(p *Packet) error {
+	ci := p.CaptureInfo
+	ci.InterfaceIndex = 0
+	if w.format == "pcapng" {
+		idx, err := w.iface(ifaceKey{p.section, p.InterfaceIndex, p.LinkType}, p)
+		if err != nil {
+			return err
+		}
+		ci.InterfaceIndex = idx
+	} else if p.LinkType != w.linkType {
+		return fmt.Errorf("capture: frame %d has link type %v, the pcap file %v; write pcapng to mix link types", p.Frame, p.LinkType, w.linkType)
+	}
+	return w.write(ci, p.Data)
+}
+
+// WritePacket writes one frame of the writer's link type (live capture).
+func (w *Writer) WritePacket(ci gopacket.CaptureInfo, data []byte) error {
+	if w.format == "pcapng" {
+		idx, err := w.iface(ifaceKey{-1, 0, w.linkType}, nil)
+		if err != nil {
+			return err
+		}
+		ci.InterfaceIndex = idx
+	}
+	return w.write(ci, data)
+}
+
+func (w *Writer) write(ci gopacket.CaptureInfo, data []byte) error {
+	ci.CaptureLength = len(data)
+	ci.Length = max(ci.Length, len(data))
+	ci.AncillaryData = nil
+	if ci.Timestamp.IsZero() { // pcapng simple packets have no time; pcapgo would write "now" or garbage
+		ci.Timestamp = time.Unix(0, 0)
+	}
+	if w.pw != nil {
+		return w.pw.WritePacket(ci, data)
+	}
+	return w.ngw.WritePacket(ci, data)
+}
+
+// iface returns the output interface for an input interface, adding it
+// (and starting the file) on first use.
+func (w *Writer) iface(k ifaceKey, p *Packet) (int, error) {
+	if idx, ok := w.ifaces[k]; ok {
+		return idx, nil
+	}
+	intf := pcapgo.NgInterface{LinkType: k.linkType, TimestampResolution: 9}
+	if p != nil && w.src != nil {
+		if in, ok := w.src.interfaceInfo(p); ok && in.LinkType == k.linkType {
+			intf.Name, intf.Description, intf.SnapLength = in.Name, in.Description, in.SnapLength
+		}
+	}
+	var idx int
+	var err error
+	if w.ngw == nil {
+		w.ngw, err = pcapgo.NewNgWriterInterface(w.out, intf, pcapgo.NgWriterOptions{
+			SectionInfo: pcapgo.NgSectionInfo{Application: "bcdump"},
+		})
+	} else {
+		idx, err = w.ngw.AddInterface(intf)
+	}
+	if err != nil {
+		return 0, err
+	}
+	w.ifaces[k] = idx
+	return idx, nil
+}
+
+// Flush writes out buffered data. A pcapng file that got no frame is given
+// its section header and one interface here, so it is still a valid file.
+func (w *Writer) Flush() error {
+	if w.pw != nil {
+		return w.bw.Flush()
+	}
+	if w.ngw == nil {
+		lt := w.linkType
+		if w.src != nil {
+			lt = layers.LinkTypeEthernet
+			if w.src.fr.haveLink {
+				lt = w.src.LinkType()
+			}
+		}
+		if _, err := w.iface(ifaceKey{-1, 0, lt}, nil); err != nil {
+			return err
+		}
+	}
+	return w.ngw.Flush()
+}
