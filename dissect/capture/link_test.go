@@ -133,12 +133,12 @@ func TestSkipAndCount(t *testing.T) {
 	fs := frames(
 		eth(0x0806, make([]byte, 28)), // 1 non-IP
 		eth(0x0800, v4),               // 2 matched
-		eth(0x0800, ip4(t, layers.IPProtocolTCP, 0, 0, make([]byte, 20))),                      // 3 non-UDP
-		eth(0x0800, ipUDP(t, cli4, netip.MustParseAddrPort("10.0.0.1:27900"), bcPl)),           // 4 other port
-		eth(0x0800, ip4(t, layers.IPProtocolUDP, layers.IPv4MoreFragments, 0, v4[20:])),        // 5 fragment
-		eth(0x0800, ip4(t, layers.IPProtocolUDP, 0, 185, bcPl)),                                // 6 fragment
-		make([]byte, 5),                                                                        // 7 malformed
-		eth(0x86dd, ipUDP(t, srv6, cli6, bcPl)),                                                // 8 matched
+		eth(0x0800, ip4(t, layers.IPProtocolTCP, 0, 0, make([]byte, 20))),               // 3 non-UDP
+		eth(0x0800, ipUDP(t, cli4, netip.MustParseAddrPort("10.0.0.1:27900"), bcPl)),    // 4 other port
+		eth(0x0800, ip4(t, layers.IPProtocolUDP, layers.IPv4MoreFragments, 0, v4[20:])), // 5 fragment
+		eth(0x0800, ip4(t, layers.IPProtocolUDP, 0, 185, bcPl)),                         // 6 fragment
+		make([]byte, 5),                         // 7 malformed
+		eth(0x86dd, ipUDP(t, srv6, cli6, bcPl)), // 8 matched
 		eth(0x0800, ipUDP(t, netip.MustParseAddrPort("10.0.0.9:22101"), cli4, []byte("x"))), // 9 matched
 	)
 	r := openBytes(t, pcapFile(t, layers.LinkTypeEthernet, false, false, fs), Options{})
