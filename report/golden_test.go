@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// render decodes a capture with the given reporter, as `bcdump read` does.
+func render(t *testing.T, path string, mk func(w *bytes.Buffer) Reporter) []byte {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	rep := mk(&buf)
+	d := dissect.New(dissect.Options{})
+	if err := d.Run(r, rep.Datagram); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Finish(d.Finish()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+var formats = []struct {
+	name string
+	mk   func(w *bytes.Buffer) Reporter
+}{
+	{"table", func(w *bytes.Buffer) Reporter { return NewTable(w, NewPalette(false), false) }},
+	{"json", func(w *bytes.Buffer) Reporter { return NewJSON(w, false) }},
+	{"hex", func(w *bytes.Buffer) Reporter { return NewHex(w, NewPalette(false), true, false) }},
+}
+
+// checkGolden compares got with testdata/golden/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if !bytes.Equal(gl[i], wl[i]) {
+				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report -update and review the diff)", path, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
+	}
+}
+
+func TestGoldenSample(t *testing.T) {
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			checkGolden(t, "sample."+f.name, render(t, filepath.Join("..", "testdata", "sample.pcap"), f.mk))
+		})
+	}
+}
+
+func TestGoldenSharedCaptures(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "captures")
+	for _, c := range []string{"stock-excerpts", "openbc-session-2"} {
+		for _, f := range formats {
+			t.Run(c+"/"+f.name, func(t *testing.T) {
+				checkGolden(t, c+"."+f.name, render(t, filepath.Join(dir, c+".pcap"), f.mk))
+			})
+		}
+	}
+}
