@@ -260,8 +260,9 @@ func (n *ngb) epb(iface uint32, ts uint64, data []byte, orig int, opts ...[]byte
 	return n.block(blockEPB, append(body, n.endOpts(opts...)...))
 }
 
-func (n *ngb) spb(data []byte) *ngb {
-	body := n.o.AppendUint32(nil, uint32(len(data)))
+// spb writes a simple packet block; orig 0 means len(data).
+func (n *ngb) spb(data []byte, orig int) *ngb {
+	body := n.o.AppendUint32(nil, uint32(max(orig, len(data))))
 	return n.block(blockSPB, append(body, data...))
 }
 
