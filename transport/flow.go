@@ -1,0 +1,511 @@
+package transport
+
+import (
+	"cmp"
+	"fmt"
+	"hash/maphash"
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// Dir is the direction of a datagram within a flow.
+type Dir uint8
+
+const (
+	C2S Dir = iota // client to game server
+	S2C            // game server to client
+)
+
+func (d Dir) String() string {
+	if d == S2C {
+		return "s2c"
+	}
+	return "c2s"
+}
+
+func (d Dir) other() Dir { return d ^ 1 }
+
+// FlowKey identifies a flow: one client endpoint and the game server endpoint
+// it talks to. It is a comparable value, so it keys maps without allocating.
+type FlowKey struct {
+	Client, Server netip.AddrPort
+}
+
+// FlowID numbers flows in order of their first datagram, from 1. A flow that
+// ends (idle, evicted) and comes back gets a new id.
+type FlowID uint32
+
+// Packet is what the caller knows about a datagram besides its decoded
+// contents: capture frame number and time, the endpoints and which of them
+// sent it (the caller decides which side is the server), and its UDP payload
+// size in bytes.
+type Packet struct {
+	Frame          int
+	Time           time.Time
+	Client, Server netip.AddrPort
+	Dir            Dir
+	Size           int
+}
+
+// Tracker reconstructs reliable delivery, fragment reassembly and peer
+// identity per flow. Feed it every decoded game datagram in capture order with
+// Track; call Events after each Track (or whenever convenient) to collect
+// anomalies about earlier traffic, and Finish at the end of the capture.
+//
+// All timing is capture time: the tracker never reads the wall clock. Time
+// only moves forward (a datagram older than the newest seen is tracked at its
+// own time, but does not move the tracker's clock back).
+//
+// Anomalies, and when they fire:
+//
+//   - retransmit (note, on the datagram): a reliable message with the same
+//     direction, channel, seq and fragment index as an earlier one.
+//   - retransmit-differs (error, on the datagram): such a repeat whose bytes
+//     (type, flags_len, fragment total, payload) differ from the first send,
+//     or whose fragment bit differs.
+//   - ack-unknown (note, on the datagram): an ACK for a seq nothing was sent
+//     with in that direction and channel (normal when the capture starts
+//     mid-session or missed the message).
+//   - ack-mismatch (warn, event per message): ACKs for the message's seq were
+//     seen, but with the wrong fragment status or an index the message does
+//     not have. Replaces retransmit-unacked for that message.
+//   - retransmit-unacked (warn, event per message): the message (or some of
+//     its fragments) was retransmitted and no matching ACK was ever seen.
+//   - unacked-fragment-retransmit (warn, event per message): a fragmented
+//     message whose every fragment got its matching fragment ACK, yet
+//     fragments kept being resent after their ACK (seed 001). Reported once
+//     when the message's tracking ends, so its counts and span are final.
+//   - fragment-incomplete (warn, event): a reassembly still open at the end of
+//     its flow or older than ReassemblyTimeout; names the missing indices.
+//   - reassembly-overflow (warn, on the datagram that needed the room): an
+//     older reassembly was dropped to respect MaxOpenReassemblies or
+//     MaxReassemblyBytes (or the new fragment itself could not be kept).
+//   - fragment-bad-total (error, on the datagram): fragment 0 announces total
+//     0, or a fragment index is at or past the total; not reassembled.
+//   - fragment-unreliable (warn, on the datagram): a fragment without the
+//     reliable bit has no seq to key it by; not reassembled.
+//   - peer-timeout (warn, event): a connected peer (client with a known peer
+//     id that has not disconnected; or the server towards it) sent nothing
+//     for longer than PeerTimeout, found when capture time passed the limit
+//     or at the end of the flow. Once per silence.
+//   - peer-id-mismatch (warn, on the datagram): byte 0 is not the id assigned
+//     to (or first seen from) that address; once per run of the same wrong id.
+//   - tracking-limit (note): a flow was evicted (MaxFlows) or an unacked
+//     message left a full window (MaxTrackedMessages/Fragments); once per
+//     flow, direction and channel.
+//
+// A message's tracking ends when it is evicted from its window, when a new
+// Connect request restarts the session, when its flow ends, or at Finish.
+type Tracker struct {
+	cfg       Config
+	now       int64 // newest capture time seen, ns since the epoch
+	nextSweep int64
+	started   bool
+
+	flows  map[FlowKey]*flow
+	active []*flow // in creation order, for deterministic sweeps
+	nextID FlowID
+	spare  []*flow // finished flows kept for reuse
+	rpool  []*reassembly
+
+	done      []FlowStats
+	other     FlowStats
+	hasOther  bool
+	events    []Event
+	evOut     []Event
+	out       []byte // reassembled payloads of the current datagram
+	hash      maphash.Hash
+	scratch   MsgInfo
+	canoms    []MsgAnomaly // anomalies of the current datagram
+	finishing bool
+}
+
+// NewTracker returns a tracker with cfg's limits (zero fields: defaults).
+func NewTracker(cfg Config) *Tracker {
+	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow)}
+	t.hash.SetSeed(maphash.MakeSeed())
+	return t
+}
+
+// Config returns the limits in use.
+func (t *Tracker) Config() Config { return t.cfg }
+
+// flow is the state of one client/server pair.
+type flow struct {
+	id    FlowID
+	key   FlowKey
+	first int64
+	last  int64
+
+	lastDir  [2]int64
+	lastFr   [2]int
+	seenDir  [2]bool
+	timedOut [2]bool
+
+	peerID      uint8
+	hasPeer     bool
+	peerFrom    string
+	serverID    uint8
+	hasServer   bool
+	connected   bool // peer id known and no Disconnect since
+	established bool // the client sent under its id: a new Connect starts a new session
+	badID       [2]int16
+	name        string
+	nameRaw     []byte
+
+	ch     [2][2]channel // [Dir][Channel]
+	reasm  []*reassembly
+	rbytes int
+
+	st flowCounters
+}
+
+// Track advances the tracker by one decoded datagram and fills info[i] for
+// each dg.Messages[i] (info must be at least that long; messages beyond it
+// are tracked but not described). Anomalies about this datagram's messages
+// are appended to anoms and the result returned. Info's Reassembled slices
+// stay valid until the next call. Track does not keep dg.
+//
+// In the steady state Track does not allocate; reporting an anomaly does.
+func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []MsgAnomaly) []MsgAnomaly {
+	ts := p.Time.UnixNano()
+	d := p.Dir & 1
+	t.canoms = anoms
+	t.out = t.out[:0]
+	t.advance(ts)
+	f := t.lookup(FlowKey{p.Client, p.Server}, ts)
+
+	f.last = max(f.last, ts)
+	f.lastDir[d] = max(f.lastDir[d], ts)
+	f.lastFr[d] = p.Frame
+	f.seenDir[d] = true
+	f.timedOut[d] = false
+	f.st.datagrams[d]++
+	f.st.bytes[d] += uint64(max(p.Size, 0))
+	for i := range dg.Anomalies {
+		f.count(dg.Anomalies[i].Code)
+	}
+	if p.Size > 0 || len(dg.Messages) > 0 {
+		t.checkPeerID(f, d, dg.PeerID)
+	}
+
+	for i := range dg.Messages {
+		m := &dg.Messages[i]
+		mi := &t.scratch
+		if i < len(info) {
+			mi = &info[i]
+		}
+		*mi = MsgInfo{}
+		if m.Type == TypeACK {
+			t.ack(f, d, p.Frame, ts, i, m, mi)
+			continue
+		}
+		t.control(f, d, dg.PeerID, m)
+		switch {
+		case m.Reliable:
+			t.send(f, d, p.Frame, ts, i, m, mi)
+		case m.Fragment:
+			t.msgAnom(f, i, m, CodeFragmentUnreliable, SevWarn,
+				"fragment %d without the reliable bit has no seq to reassemble by", m.FragIdx)
+		}
+	}
+	anoms, t.canoms = t.canoms, nil
+	return anoms
+}
+
+// Events returns the anomalies found since the last call that are not about
+// the datagram just tracked (message summaries, timeouts, evictions), sorted
+// by the frame they are about. The slice is valid until the next call of
+// Track, Events or Finish.
+func (t *Tracker) Events() []Event {
+	t.evOut, t.events = t.events, t.evOut[:0]
+	return t.evOut
+}
+
+// Finish ends the capture: every flow is finished (open reassemblies,
+// message summaries, peer timeouts up to the newest capture time) and all
+// pending events are returned. The tracker stays usable; Flows then lists
+// every flow as finished.
+func (t *Tracker) Finish() []Event {
+	t.finishing = true
+	mark := len(t.events)
+	for len(t.active) > 0 {
+		f := t.active[0]
+		t.checkTimeouts(f)
+		t.finishFlow(f)
+	}
+	t.sortEvents(mark)
+	t.finishing = false
+	ev := slices.Clone(t.events)
+	t.events = t.events[:0]
+	return ev
+}
+
+// CountAnomaly adds an anomaly the caller found (e.g. in the game layer) to
+// the flow's per-code counts. Unknown flows are ignored.
+func (t *Tracker) CountAnomaly(key FlowKey, code string) {
+	if f := t.flows[key]; f != nil {
+		f.count(code)
+	}
+}
+
+// advance moves capture time forward and runs the periodic sweep.
+func (t *Tracker) advance(ts int64) {
+	if !t.started || ts > t.now {
+		t.now = ts
+		t.started = true
+	}
+	if t.now < t.nextSweep {
+		return
+	}
+	t.nextSweep = t.now + int64(sweepInterval)
+	mark := len(t.events)
+	for i := 0; i < len(t.active); {
+		f := t.active[i]
+		t.checkTimeouts(f)
+		if t.now-f.last > int64(t.cfg.FlowIdle) {
+			t.finishFlow(f)
+			continue
+		}
+		i++
+	}
+	t.sortEvents(mark)
+}
+
+// sortEvents orders the events appended since mark by the frame they concern.
+func (t *Tracker) sortEvents(mark int) {
+	slices.SortStableFunc(t.events[mark:], func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Frame, b.Frame), cmp.Compare(a.Msg, b.Msg))
+	})
+}
+
+// lookup returns the flow for key, creating it (and evicting the least
+// recently active flow at MaxFlows).
+func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
+	if f := t.flows[key]; f != nil {
+		return f
+	}
+	if len(t.active) >= t.cfg.MaxFlows {
+		victim := t.active[0]
+		for _, f := range t.active[1:] {
+			if f.last < victim.last {
+				victim = f
+			}
+		}
+		mark := len(t.events)
+		t.flowEvent(victim, victim.lastFr[C2S], -1, NoOffset, victim.last, CodeTrackingLimit, SevNote,
+			"flow evicted after %s idle to stay within %d tracked flows", time.Duration(ts-victim.last), t.cfg.MaxFlows)
+		t.checkTimeouts(victim)
+		t.finishFlow(victim)
+		t.sortEvents(mark)
+	}
+	var f *flow
+	if n := len(t.spare); n > 0 {
+		f, t.spare = t.spare[n-1], t.spare[:n-1]
+	} else {
+		f = new(flow)
+	}
+	f.init(key, ts)
+	t.nextID++
+	f.id = t.nextID
+	t.flows[key] = f
+	t.active = append(t.active, f)
+	return f
+}
+
+// init resets a new or recycled flow, keeping allocated buffers.
+func (f *flow) init(key FlowKey, ts int64) {
+	ch := f.ch
+	raw := f.nameRaw[:0]
+	reasm := f.reasm[:0]
+	st := f.st.recycle()
+	*f = flow{key: key, first: ts, last: ts, ch: ch, nameRaw: raw, reasm: reasm, st: st, badID: [2]int16{-1, -1}}
+	for d := range f.ch {
+		for c := range f.ch[d] {
+			f.ch[d][c].reset()
+		}
+	}
+}
+
+// finishFlow ends a flow: open reassemblies, message summaries, stats record.
+func (t *Tracker) finishFlow(f *flow) {
+	t.endSession(f, "at the end of its flow")
+	t.storeStats(f)
+	delete(t.flows, f.key)
+	if i := slices.Index(t.active, f); i >= 0 {
+		t.active = slices.Delete(t.active, i, i+1)
+	}
+	if len(t.spare) < 16 {
+		t.spare = append(t.spare, f)
+	}
+}
+
+// endSession finishes every tracked message and open reassembly of f.
+func (t *Tracker) endSession(f *flow, why string) {
+	for len(f.reasm) > 0 {
+		t.reasmIncomplete(f, 0, why)
+	}
+	for d := range f.ch {
+		for c := range f.ch[d] {
+			ch := &f.ch[d][c]
+			for ch.tail >= 0 {
+				t.finishMsg(f, Dir(d), Channel(c), ch.tail)
+			}
+			ch.reset()
+		}
+	}
+}
+
+// checkTimeouts reports silent peers and expires old reassemblies.
+func (t *Tracker) checkTimeouts(f *flow) {
+	for i := 0; i < len(f.reasm); {
+		if r := f.reasm[i]; t.now-r.first > int64(t.cfg.ReassemblyTimeout) {
+			t.reasmIncomplete(f, i, fmt.Sprintf("after %s (reassembly timeout)", t.cfg.ReassemblyTimeout))
+			continue
+		}
+		i++
+	}
+	if !f.connected {
+		return
+	}
+	for d := C2S; d <= S2C; d++ {
+		if !f.seenDir[d] || f.timedOut[d] || t.now-f.lastDir[d] <= int64(t.cfg.PeerTimeout) {
+			continue
+		}
+		f.timedOut[d] = true
+		who := "client"
+		if d == S2C {
+			who = "server"
+		}
+		t.flowEvent(f, f.lastFr[d], -1, NoOffset, f.lastDir[d]+int64(t.cfg.PeerTimeout), CodePeerTimeout, SevWarn,
+			"%s %s%s sent nothing for more than the %s peer timeout after frame %d",
+			who, t.endpoint(f, d), f.peerLabel(d), t.cfg.PeerTimeout, f.lastFr[d])
+	}
+}
+
+func (t *Tracker) endpoint(f *flow, d Dir) netip.AddrPort {
+	if d == S2C {
+		return f.key.Server
+	}
+	return f.key.Client
+}
+
+func (f *flow) peerLabel(d Dir) string {
+	switch {
+	case d == C2S && f.hasPeer:
+		return fmt.Sprintf(" (peer %d)", f.peerID)
+	case d == S2C && f.hasServer:
+		return fmt.Sprintf(" (peer %d)", f.serverID)
+	}
+	return ""
+}
+
+// checkPeerID learns the sender's id from byte 0 and flags a changed id.
+func (t *Tracker) checkPeerID(f *flow, d Dir, id uint8) {
+	var known *uint8
+	switch {
+	case d == C2S && id == 0xFF:
+		return // a client without an id yet
+	case d == C2S:
+		if !f.hasPeer {
+			f.setPeer(id, "byte0")
+		}
+		known = &f.peerID
+	default:
+		if !f.hasServer {
+			f.serverID, f.hasServer = id, true
+		}
+		known = &f.serverID
+	}
+	if id == *known {
+		f.badID[d] = -1
+		if d == C2S {
+			f.established = true
+		}
+		return
+	}
+	f.st.badIDs[d]++
+	if f.badID[d] == int16(id) {
+		f.count(CodePeerIDMismatch)
+		return
+	}
+	f.badID[d] = int16(id)
+	t.msgAnom(f, -1, nil, CodePeerIDMismatch, SevWarn,
+		"byte 0 is peer id %d, but %s has id %d (from %s); later datagrams with id %d are counted, not reported",
+		id, t.endpoint(f, d), *known, f.idSource(d), id)
+}
+
+func (f *flow) idSource(d Dir) string {
+	if d == C2S && f.peerFrom == "connect" {
+		return "the host's Connect reply"
+	}
+	return "its first datagram"
+}
+
+func (f *flow) setPeer(id uint8, from string) {
+	f.peerID, f.hasPeer, f.peerFrom = id, true, from
+	f.connected = true
+}
+
+// control learns peer ids, names and disconnects from the low-type messages.
+func (t *Tracker) control(f *flow, d Dir, byte0 uint8, m *Message) {
+	switch m.Type {
+	case TypeConnect:
+		if d == C2S && byte0 == 0xFF {
+			if f.established {
+				// The client starts over: a new session with fresh counters.
+				t.endSession(f, "when the client reconnected")
+				f.hasPeer, f.peerFrom, f.connected, f.established = false, "", false, false
+				f.badID[C2S] = -1
+			}
+			return
+		}
+		if d == S2C {
+			if id, err := ParseConnectAssign(m.Payload); err == nil {
+				f.setPeer(id, "connect")
+				f.badID[C2S] = -1
+			}
+		}
+	case TypePeerInfo:
+		p := m.Payload
+		if len(p) < 5 || (d == S2C && (!f.hasPeer || p[0] != f.peerID)) {
+			return
+		}
+		if string(p[5:]) == string(f.nameRaw) { // no allocation for the comparison
+			return
+		}
+		f.nameRaw = append(f.nameRaw[:0], p[5:]...)
+		pi, _ := ParsePeerInfo(p)
+		f.name = pi.Name
+	case TypeDisconnect:
+		if d == C2S {
+			f.connected = false
+			return
+		}
+		if dc, err := ParseDisconnect(m.Payload); err == nil && f.hasPeer && dc.PeerID == f.peerID {
+			f.connected = false
+		}
+	}
+}
+
+// msgAnom records an anomaly about message i of the current datagram (or
+// the datagram, i = -1 and m = nil).
+func (t *Tracker) msgAnom(f *flow, i int, m *Message, code string, sev Severity, format string, args ...any) {
+	off := NoOffset
+	if m != nil {
+		off = m.Offset
+	}
+	t.canoms = append(t.canoms, MsgAnomaly{Msg: i, Anomaly: anomalyAt(code, sev, off, format, args...)})
+	f.count(code)
+}
+
+// flowEvent records an anomaly about earlier traffic of f.
+func (t *Tracker) flowEvent(f *flow, frame, msg, off int, ts int64, code string, sev Severity, format string, args ...any) {
+	t.events = append(t.events, Event{
+		Flow: f.id, Client: f.key.Client, Server: f.key.Server,
+		Frame: frame, Msg: msg, Time: time.Unix(0, ts).UTC(),
+		Anomaly: anomalyAt(code, sev, off, format, args...),
+	})
+	f.count(code)
+}

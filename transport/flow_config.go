@@ -1,0 +1,99 @@
+package transport
+
+import "time"
+
+// Config bounds the tracker's state. Zero fields take the DefaultConfig value.
+//
+// Worst-case memory is about MaxFlows x (MaxReassemblyBytes + 4 x
+// MaxTrackedFragments x 100 B + MaxRTTSamples x 8 B), plus MaxFinishedFlows
+// small stats records: about 190 MB with the defaults if every flow is
+// hostile, a few KB per flow for real sessions.
+type Config struct {
+	// Reassemblies older than this (since their first fragment, in capture
+	// time) are dropped as fragment-incomplete.
+	ReassemblyTimeout time.Duration
+	// Open reassemblies per flow (both directions); the oldest is dropped
+	// (reassembly-overflow) to open one more.
+	MaxOpenReassemblies int
+	// Fragment bytes buffered per flow; the oldest reassembly is dropped
+	// (reassembly-overflow) to buffer more.
+	MaxReassemblyBytes int
+	// Reliable messages remembered per flow, direction and channel, and
+	// fragments/pieces among them. The least recently active message is
+	// finished (its summary anomalies reported) to make room.
+	MaxTrackedMessages  int
+	MaxTrackedFragments int
+	// A connected peer silent this long (capture time) is a peer-timeout.
+	PeerTimeout time.Duration
+	// A flow without any datagram for this long is finished and freed.
+	FlowIdle time.Duration
+	// Flows tracked at once; the least recently active is finished early.
+	MaxFlows int
+	// Stats records of finished flows kept individually; the rest are summed
+	// into one "other" record.
+	MaxFinishedFlows int
+	// RTT samples kept per flow for the percentiles (count and max are exact
+	// beyond it).
+	MaxRTTSamples int
+}
+
+// Defaults. The peer timeout is the 45 s of protocol-facts 5.2; the flow idle
+// limit is longer so a silent peer is reported before its flow is freed.
+const (
+	DefaultReassemblyTimeout   = 60 * time.Second
+	DefaultMaxOpenReassemblies = 8
+	DefaultMaxReassemblyBytes  = 64 << 10
+	DefaultMaxTrackedMessages  = 256
+	DefaultMaxTrackedFragments = 1024
+	DefaultPeerTimeout         = 45 * time.Second
+	DefaultFlowIdle            = 120 * time.Second
+	DefaultMaxFlows            = 512
+	DefaultMaxFinishedFlows    = 4096
+	DefaultMaxRTTSamples       = 4096
+)
+
+// sweepInterval is how often (capture time) the tracker looks for timeouts
+// and idle flows; reported times are exact, only detection is this coarse.
+const sweepInterval = time.Second
+
+// DefaultConfig returns the default limits.
+func DefaultConfig() Config {
+	return Config{
+		ReassemblyTimeout:   DefaultReassemblyTimeout,
+		MaxOpenReassemblies: DefaultMaxOpenReassemblies,
+		MaxReassemblyBytes:  DefaultMaxReassemblyBytes,
+		MaxTrackedMessages:  DefaultMaxTrackedMessages,
+		MaxTrackedFragments: DefaultMaxTrackedFragments,
+		PeerTimeout:         DefaultPeerTimeout,
+		FlowIdle:            DefaultFlowIdle,
+		MaxFlows:            DefaultMaxFlows,
+		MaxFinishedFlows:    DefaultMaxFinishedFlows,
+		MaxRTTSamples:       DefaultMaxRTTSamples,
+	}
+}
+
+// withDefaults fills zero (or negative) fields.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	pickD := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	pickI := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	pickD(&c.ReassemblyTimeout, d.ReassemblyTimeout)
+	pickI(&c.MaxOpenReassemblies, d.MaxOpenReassemblies)
+	pickI(&c.MaxReassemblyBytes, d.MaxReassemblyBytes)
+	pickI(&c.MaxTrackedMessages, d.MaxTrackedMessages)
+	pickI(&c.MaxTrackedFragments, d.MaxTrackedFragments)
+	pickD(&c.PeerTimeout, d.PeerTimeout)
+	pickD(&c.FlowIdle, d.FlowIdle)
+	pickI(&c.MaxFlows, d.MaxFlows)
+	pickI(&c.MaxFinishedFlows, d.MaxFinishedFlows)
+	pickI(&c.MaxRTTSamples, d.MaxRTTSamples)
+	return c
+}

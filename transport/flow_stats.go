@@ -1,0 +1,172 @@
+package transport
+
+import (
+	"cmp"
+	"maps"
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// FlowStats summarises one flow. Arrays indexed by Dir count what the side
+// sent: [C2S] the client, [S2C] the server.
+type FlowStats struct {
+	ID             FlowID
+	Client, Server netip.AddrPort
+	PeerID         uint8
+	HasPeerID      bool
+	PeerIDFrom     string // "connect" (the host's Connect reply) or "byte0" (first datagram under an id)
+	PlayerName     string // from a PeerInfo (type 0x00) about the client; "" if none seen
+	First, Last    time.Time
+
+	Datagrams [2]uint64
+	Bytes     [2]uint64 // UDP payload bytes (Packet.Size)
+	Acks      [2]uint64 // ACK messages
+	// Reliable messages by first send; a fragmented message counts once.
+	Reliable [2]uint64
+	// Retransmitted copies (each resent fragment counts) and distinct
+	// messages (by seq) resent at least once.
+	Retransmissions   [2]uint64
+	RetransmittedMsgs [2]uint64
+	Fragments         [2]uint64 // distinct fragments (first sends)
+	Reassembled       [2]uint64 // messages completed by reassembly
+	PeerIDMismatches  [2]uint64 // datagrams whose byte 0 was not the sender's id
+
+	// Round-trip times, first send to first matching ACK, both directions
+	// together. Percentiles are nearest-rank over the first MaxRTTSamples
+	// samples (RTTSampled when there were more); count and max are exact.
+	RTTCount   uint64
+	RTTP50     time.Duration
+	RTTP95     time.Duration
+	RTTMax     time.Duration
+	RTTSampled bool
+
+	// Anomalies by code: the tracker's, the codec's (Datagram.Anomalies) and
+	// any the caller added with CountAnomaly.
+	Anomalies map[string]int
+
+	Finished bool // the flow ended (idle, evicted, or Finish)
+	// Other marks the record that sums finished flows beyond
+	// MaxFinishedFlows; Flows is how many flows a record covers.
+	Other bool
+	Flows int
+}
+
+// flowCounters is the live counting part of a flow.
+type flowCounters struct {
+	datagrams, bytes, acks, reliable, retrans, retransMsgs, fragments, reassembled, badIDs [2]uint64
+
+	rtt      []int64 // ns, at most MaxRTTSamples
+	rttCount uint64
+	rttMax   int64
+	anoms    map[string]int
+}
+
+// recycle returns zeroed counters that keep c's buffers.
+func (c *flowCounters) recycle() flowCounters {
+	clear(c.anoms)
+	return flowCounters{rtt: c.rtt[:0], anoms: c.anoms}
+}
+
+func (f *flow) count(code string) {
+	if f.st.anoms == nil {
+		f.st.anoms = make(map[string]int)
+	}
+	f.st.anoms[code]++
+}
+
+func (f *flow) addRTT(ns int64, limit int) {
+	ns = max(ns, 0)
+	f.st.rttCount++
+	f.st.rttMax = max(f.st.rttMax, ns)
+	if len(f.st.rtt) < limit {
+		f.st.rtt = append(f.st.rtt, ns)
+	}
+}
+
+// snapshot builds f's stats record (allocates; not on the per-datagram path).
+func (f *flow) snapshot(finished bool) FlowStats {
+	c := &f.st
+	s := FlowStats{
+		ID: f.id, Client: f.key.Client, Server: f.key.Server,
+		PeerID: f.peerID, HasPeerID: f.hasPeer, PeerIDFrom: f.peerFrom, PlayerName: f.name,
+		First: time.Unix(0, f.first).UTC(), Last: time.Unix(0, f.last).UTC(),
+		Datagrams: c.datagrams, Bytes: c.bytes, Acks: c.acks, Reliable: c.reliable,
+		Retransmissions: c.retrans, RetransmittedMsgs: c.retransMsgs,
+		Fragments: c.fragments, Reassembled: c.reassembled, PeerIDMismatches: c.badIDs,
+		RTTCount: c.rttCount, RTTMax: time.Duration(c.rttMax),
+		RTTSampled: c.rttCount > uint64(len(c.rtt)),
+		Anomalies:  maps.Clone(c.anoms),
+		Finished:   finished, Flows: 1,
+	}
+	if s.Anomalies == nil {
+		s.Anomalies = map[string]int{}
+	}
+	if n := len(c.rtt); n > 0 {
+		sorted := slices.Clone(c.rtt)
+		slices.Sort(sorted)
+		s.RTTP50 = time.Duration(sorted[nearestRank(n, 50)])
+		s.RTTP95 = time.Duration(sorted[nearestRank(n, 95)])
+	}
+	return s
+}
+
+// nearestRank is the index of the p-th percentile in n sorted samples.
+func nearestRank(n, p int) int {
+	return max((n*p+99)/100-1, 0)
+}
+
+// storeStats keeps a finished flow's record, or folds it into "other".
+func (t *Tracker) storeStats(f *flow) {
+	s := f.snapshot(true)
+	if len(t.done) < t.cfg.MaxFinishedFlows {
+		t.done = append(t.done, s)
+		return
+	}
+	o := &t.other
+	if !t.hasOther {
+		t.hasOther = true
+		*o = FlowStats{Other: true, Finished: true, First: s.First, Last: s.Last, Anomalies: map[string]int{}}
+	}
+	o.Flows++
+	if s.First.Before(o.First) {
+		o.First = s.First
+	}
+	if s.Last.After(o.Last) {
+		o.Last = s.Last
+	}
+	for d := range 2 {
+		o.Datagrams[d] += s.Datagrams[d]
+		o.Bytes[d] += s.Bytes[d]
+		o.Acks[d] += s.Acks[d]
+		o.Reliable[d] += s.Reliable[d]
+		o.Retransmissions[d] += s.Retransmissions[d]
+		o.RetransmittedMsgs[d] += s.RetransmittedMsgs[d]
+		o.Fragments[d] += s.Fragments[d]
+		o.Reassembled[d] += s.Reassembled[d]
+		o.PeerIDMismatches[d] += s.PeerIDMismatches[d]
+	}
+	o.RTTCount += s.RTTCount
+	o.RTTMax = max(o.RTTMax, s.RTTMax)
+	o.RTTSampled = true // no percentiles for the sum
+	for k, v := range s.Anomalies {
+		o.Anomalies[k] += v
+	}
+}
+
+// Flows lists every flow seen: finished ones (up to MaxFinishedFlows), the
+// active ones as they stand, by ID, then the "other" record if any.
+func (t *Tracker) Flows() []FlowStats {
+	out := make([]FlowStats, 0, len(t.done)+len(t.active)+1)
+	out = append(out, t.done...)
+	for _, f := range t.active {
+		out = append(out, f.snapshot(false))
+	}
+	slices.SortFunc(out, func(a, b FlowStats) int { return cmp.Compare(a.ID, b.ID) })
+	if t.hasOther {
+		o := t.other
+		o.Anomalies = maps.Clone(o.Anomalies)
+		out = append(out, o)
+	}
+	return out
+}
