@@ -7,7 +7,8 @@ package game
 type fieldReader struct {
 	r     Reader
 	f     *Fields
-	depth int // open Objects and Arrays, so a fault still leaves them closed
+	depth int       // open Objects and Arrays, so a fault still leaves them closed
+	names [4]string // their names by depth, to name fields in errors ("contacts.direction")
 }
 
 // newFieldReader starts after the opcode byte.
@@ -19,15 +20,32 @@ func newFieldReader(p []byte, f *Fields) fieldReader {
 func (d *fieldReader) ok() bool { return d.r.err == nil }
 
 // check reports whether the last read succeeded; a failure it caused (was
-// false: no failure before it) gets the field name in its reason.
+// false: no failure before it) gets the field's path in its reason.
 func (d *fieldReader) check(was bool, name string) bool {
 	if d.r.err == nil {
 		return true
 	}
-	if !was && name != "" {
-		d.r.err.Reason = name + ": " + d.r.err.Reason
+	if !was {
+		d.r.err.Reason = d.path(name) + ": " + d.r.err.Reason
 	}
 	return false
+}
+
+// path names a field for an error: prefixed by the innermost named
+// container, "element" for an unnamed array element.
+func (d *fieldReader) path(name string) string {
+	for i := min(d.depth, len(d.names)) - 1; i >= 0; i-- {
+		if c := d.names[i]; c != "" {
+			if name == "" {
+				return c + " element"
+			}
+			return c + "." + name
+		}
+	}
+	if name == "" {
+		return "element"
+	}
+	return name
 }
 
 // note labels the field appended last, if the reads so far succeeded.
@@ -81,6 +99,13 @@ func (d *fieldReader) hex32(name string) uint32 {
 		d.f.Hex(name, off, 4, uint64(v))
 	}
 	return v
+}
+
+// hex32At appends a u32 the caller has read and checked itself.
+func (d *fieldReader) hex32At(name string, off int, v uint32) {
+	if d.r.err == nil {
+		d.f.Hex(name, off, 4, uint64(v))
+	}
 }
 
 func (d *fieldReader) i32(name string) int32 {
@@ -217,23 +242,38 @@ func (d *fieldReader) rest(name string) []byte {
 func (d *fieldReader) object(name string) {
 	if d.r.err == nil {
 		d.f.Object(name, d.r.off)
-		d.depth++
+		d.open(name)
 	}
 }
 
 func (d *fieldReader) array(name string) {
 	if d.r.err == nil {
 		d.f.Array(name, d.r.off)
-		d.depth++
+		d.open(name)
 	}
 }
 
-// end closes the innermost open Object or Array. After a failure the opens
-// that were skipped have nothing to close, so the token stream stays balanced
-// whatever point the payload broke at.
-func (d *fieldReader) end() {
-	if d.depth > 0 {
-		d.depth--
-		d.f.End()
+func (d *fieldReader) open(name string) {
+	if d.depth < len(d.names) {
+		d.names[d.depth] = name
 	}
+	d.depth++
+}
+
+// end closes the innermost open Object or Array. Opens skipped after a fault
+// have nothing to close, so the token stream stays balanced whatever point
+// the payload broke at; a container the fault left empty is dropped rather
+// than shown as an empty {} or [].
+func (d *fieldReader) end() {
+	if d.depth == 0 {
+		return
+	}
+	d.depth--
+	if n := len(d.f.List); d.r.err != nil && n > 0 {
+		if k := d.f.List[n-1].Kind; k == KindObject || k == KindArray {
+			d.f.List = d.f.List[:n-1]
+			return
+		}
+	}
+	d.f.End()
 }

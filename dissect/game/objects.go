@@ -2,6 +2,8 @@ package game
 
 // Object opcodes (section 7.2).
 
+import "fmt"
+
 func init() {
 	register(0x02, decodeObjCreate, summarizeObjCreate)
 	register(0x03, decodeObjCreate, summarizeObjCreate)
@@ -14,15 +16,25 @@ func init() {
 
 // decodeObjCreate reads 0x02 ObjCreate and 0x03 ObjCreateTeam (V for the
 // first 24 bytes, D for the rest). Only the ship class has a documented
-// body; other classes keep the bytes after the species raw.
+// body; a torpedo keeps the bytes after its species raw.
 func decodeObjCreate(p []byte, f *Fields) error {
 	d := newFieldReader(p, f)
 	d.u8("owner_slot")
 	if p[0] == 0x03 {
 		d.u8("team")
 	}
-	class := d.hex32("class_id")
-	d.note(className(class))
+	// The class id picks the layout; an unknown one leaves nothing to go by
+	// (OpenBC's own ObjCreateTeam has no class id here, for one).
+	off, was := d.r.Off(), d.r.Failed()
+	class := d.r.U32()
+	if d.check(was, "class_id") {
+		name := className(class)
+		if name == "" {
+			d.r.Fail(off, fmt.Sprintf("class_id 0x%08X is not a known object class (ship 0x00008008, torpedo 0x00008009)", class))
+		}
+		d.hex32At("class_id", off, class)
+		d.note(name)
+	}
 	d.objid("object")
 	species := d.u8("species")
 	switch class {
@@ -45,7 +57,8 @@ func decodeObjCreate(p []byte, f *Fields) error {
 	case classTorpedo:
 		d.note(torpedoName(species))
 	}
-	d.rest("class_data")
+	// Torpedo: nothing after the species is documented.
+	d.rest("torpedo_data")
 	return d.err()
 }
 
@@ -54,7 +67,6 @@ func summarizeObjCreate(dst, _ []byte, f *Fields) []byte {
 	dst = kv(dst, start, f, "owner_slot", "slot")
 	dst = kv(dst, start, f, "team", "team")
 	dst = kv(dst, start, f, "object", "obj")
-	dst = kv(dst, start, f, "class_id", "class")
 	dst = kv(dst, start, f, "species", "species")
 	return kv(dst, start, f, "player_name", "name")
 }

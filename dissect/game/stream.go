@@ -104,8 +104,11 @@ func (r *Reader) U16() uint16 {
 }
 
 // U32 reads a little-endian u32.
-func (r *Reader) U32() uint32 {
-	if !r.need(4, "u32") {
+func (r *Reader) U32() uint32 { return r.u32("u32") }
+
+// u32 reads 4 bytes LE; what names the type in an error.
+func (r *Reader) u32(what string) uint32 {
+	if !r.need(4, what) {
 		return 0
 	}
 	b := r.p[r.off : r.off+4]
@@ -114,14 +117,14 @@ func (r *Reader) U32() uint32 {
 }
 
 // I32 reads a little-endian two's-complement i32.
-func (r *Reader) I32() int32 { return int32(r.U32()) }
+func (r *Reader) I32() int32 { return int32(r.u32("i32")) }
 
 // F32 reads a little-endian IEEE-754 single.
-func (r *Reader) F32() float32 { return f32frombits(r.U32()) }
+func (r *Reader) F32() float32 { return f32frombits(r.u32("f32")) }
 
 // ObjID reads an i32 object id (section 8.5) as its unsigned bit pattern,
 // which is how ids are shown (0x3FFFFFFF, 0xFFFFFFFF).
-func (r *Reader) ObjID() uint32 { return r.U32() }
+func (r *Reader) ObjID() uint32 { return r.u32("object id") }
 
 // Bit reads one bit-packed boolean (section 8.2). The first Bit consumes the
 // next byte as the group byte; later Bits take bits 1, 2, ... from that byte
@@ -246,7 +249,12 @@ func (r *Reader) UTF16Z() []byte {
 }
 
 // CF16 reads a 16-bit compressed float (section 8.4).
-func (r *Reader) CF16() float32 { return CF16(r.U16()) }
+func (r *Reader) CF16() float32 {
+	if !r.need(2, "cf16") {
+		return 0
+	}
+	return CF16(r.U16())
+}
 
 // CV3 reads a 3-byte compressed direction (section 8.4).
 func (r *Reader) CV3() [3]float32 {
