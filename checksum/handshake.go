@@ -1,0 +1,225 @@
+package checksum
+
+import "errors"
+
+// maxPending bounds the requests a Handshake remembers while waiting for
+// their responses; a stock host has at most one outstanding.
+const maxPending = 8
+
+// Handshake checks one client's checksum exchange against the stock
+// sequence (protocol-facts 9.1 and 9.5): rounds 0, 1, 2, 3, 0xFF, each sent
+// only after the previous response, then 0x28, Settings and GameInit. Feed
+// it every delivered game payload of the flow in capture order. The zero
+// value is ready; it is not safe for concurrent use.
+type Handshake struct {
+	// Manifest, when set, is compared with every well-formed response
+	// (checksum-file-mismatch, checksum-file-unknown).
+	Manifest *Manifest
+	// Partial says the capture may have begun after the handshake started
+	// (the flow's connect was not seen). Then the first checksum message
+	// sets the position instead of being checked against round 0, and
+	// Settings before any checksum message is not flagged.
+	Partial bool
+
+	seen     bool // a checksum message was seen
+	next     int  // index in Rounds of the round expected next
+	pending  []pendingReq
+	complete bool  // 0x28 seen in this handshake
+	flagged  bool  // checksum-missing-complete raised in this handshake
+	answered bool  // the last round requested was answered
+	lastReq  uint8 // the last round requested
+}
+
+// pendingReq is a request still waiting for its response. reported marks
+// one already blamed for a later request, so one lost answer raises one
+// finding, while its late arrival still matches.
+type pendingReq struct {
+	round    uint8
+	dir      string
+	reported bool
+}
+
+// waiting returns the newest request not yet answered nor reported.
+func (h *Handshake) waiting() (uint8, bool) {
+	for i := len(h.pending) - 1; i >= 0; i-- {
+		if !h.pending[i].reported {
+			return h.pending[i].round, true
+		}
+	}
+	return 0, false
+}
+
+// strict reports whether order findings apply yet.
+func (h *Handshake) strict() bool { return h.seen || !h.Partial }
+
+// Feed analyzes game payload p (p[0] is the opcode) and appends findings to
+// dst. fromHost says the host (peer id 1) sent it; it matters only for
+// Settings 0x00 and GameInit 0x01, which only the host sends. Payloads of
+// other opcodes are ignored. A ChecksumReq that does not parse is ignored
+// too: the opcode decoder reports it.
+func (h *Handshake) Feed(dst []Finding, fromHost bool, p []byte) []Finding {
+	if len(p) == 0 {
+		return dst
+	}
+	switch p[0] {
+	case OpRequest:
+		return h.request(dst, p)
+	case OpResponse:
+		return h.response(dst, p)
+	case OpComplete:
+		return h.checksumComplete(dst)
+	case 0x00, 0x01:
+		if fromHost {
+			return h.gameStart(dst, p[0])
+		}
+	}
+	return dst
+}
+
+func (h *Handshake) request(dst []Finding, p []byte) []Finding {
+	r, err := ParseRequest(p)
+	if err != nil {
+		return dst
+	}
+	round := int(r.Round)
+	if r.PlainFlag {
+		dst = append(dst, finding(CodeBitBytePlain, round, r.FlagOff,
+			"round %s recursive flag is the plain byte 0x%02X, not a bit group (0x20/0x21): a stock client misreads it",
+			RoundName(r.Round), p[r.FlagOff]))
+	}
+	idx := roundIndex(r.Round)
+	last, waiting := h.waiting()
+	if r.Round == 0 && !waiting && (h.complete || (h.next == len(Rounds) && h.answered)) {
+		h.restart() // a new handshake on the same flow
+	}
+	strict := h.strict()
+	switch {
+	case waiting:
+		dst = append(dst, finding(CodeRoundOrder, round, 1,
+			"round %s requested before the response to round %s arrived", RoundName(r.Round), RoundName(last)))
+		for i := range h.pending {
+			h.pending[i].reported = true
+		}
+	case idx < 0:
+		dst = append(dst, finding(CodeRoundOrder, round, 1,
+			"round %s is not a stock round (0, 1, 2, 3, 0xFF)", RoundName(r.Round)))
+	case !strict || idx == h.next:
+	case idx > h.next && r.Round == 0xFF:
+		dst = append(dst, finding(CodeRoundOrder, round, 1,
+			"round 0xFF requested before round %s", RoundName(Rounds[h.next].Round)))
+	case idx > h.next:
+		dst = append(dst, finding(CodeRoundOrder, round, 1,
+			"round %s requested, skipping round %s", RoundName(r.Round), RoundName(Rounds[h.next].Round)))
+	default:
+		dst = append(dst, finding(CodeRoundOrder, round, 1,
+			"round %s requested again (round %s expected next)", RoundName(r.Round), nextName(h.next)))
+	}
+	if idx >= 0 {
+		h.next = idx + 1
+	}
+	h.seen = true
+	h.answered = false
+	if len(h.pending) == maxPending {
+		h.pending = append(h.pending[:0], h.pending[1:]...)
+	}
+	h.pending = append(h.pending, pendingReq{round: r.Round, dir: string(r.Dir)})
+	h.lastReq = r.Round
+	return dst
+}
+
+func nextName(i int) string {
+	if i >= len(Rounds) {
+		return "none"
+	}
+	return RoundName(Rounds[i].Round)
+}
+
+func (h *Handshake) restart() {
+	h.next, h.complete, h.flagged, h.answered = 0, false, false, false
+}
+
+func (h *Handshake) response(dst []Finding, p []byte) []Finding {
+	strict := h.strict()
+	h.seen = true
+	hdr, _, herr := parseHeader(p)
+	if herr != nil {
+		return append(dst, treeFinding(p, herr))
+	}
+	round := int(hdr.Round)
+	// Match the outstanding request of the same round.
+	req, found := h.take(hdr.Round)
+	switch {
+	case found:
+		if want := StringHash(TrimDir(req.dir)); hdr.DirHash != want {
+			dst = append(dst, finding(CodeDirHash, round, hdr.DirOff,
+				"round %s dir_hash 0x%08X, want 0x%08X = StringHash(%q)",
+				RoundName(hdr.Round), hdr.DirHash, want, TrimDir(req.dir)))
+		}
+		if hdr.Round == h.lastReq {
+			h.answered = true
+		}
+	case strict:
+		dst = append(dst, finding(CodeRoundOrder, round, 1,
+			"response for round %s, which is not outstanding", RoundName(hdr.Round)))
+	}
+	if hdr.HasRef && hdr.RefHash != VersionHash {
+		dst = append(dst, finding(CodeVersion, round, hdr.RefOff,
+			"round 0 reference hash 0x%08X, want 0x%08X = StringHash(\"60\") (BC 1.1)", hdr.RefHash, uint32(VersionHash)))
+	}
+	r, err := ParseResponse(p)
+	if err != nil {
+		return append(dst, treeFinding(p, err))
+	}
+	if h.Manifest != nil {
+		dst = h.Manifest.Compare(dst, r)
+	}
+	return dst
+}
+
+func treeFinding(p []byte, err error) Finding {
+	round, off := NoRound, NoOffset
+	if len(p) >= 2 {
+		round = int(p[1])
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		off = pe.Off
+	}
+	return finding(CodeTreeMalformed, round, off, "ChecksumResp does not parse: %v", err)
+}
+
+// take removes and returns the oldest outstanding request of round r.
+func (h *Handshake) take(r uint8) (pendingReq, bool) {
+	for i, q := range h.pending {
+		if q.round == r {
+			h.pending = append(h.pending[:i], h.pending[i+1:]...)
+			return q, true
+		}
+	}
+	return pendingReq{}, false
+}
+
+func (h *Handshake) checksumComplete(dst []Finding) []Finding {
+	if h.seen && (h.next != len(Rounds) || !h.answered) {
+		dst = append(dst, finding(CodeRoundOrder, NoRound, 0,
+			"ChecksumComplete 0x28 sent before round 0xFF was answered"))
+	} else if !h.seen && !h.Partial {
+		dst = append(dst, finding(CodeRoundOrder, NoRound, 0,
+			"ChecksumComplete 0x28 sent without any checksum round"))
+	}
+	h.complete = true
+	return dst
+}
+
+func (h *Handshake) gameStart(dst []Finding, op byte) []Finding {
+	if h.complete || h.flagged || !h.strict() {
+		return dst
+	}
+	h.flagged = true
+	name := "Settings 0x00"
+	if op == 0x01 {
+		name = "GameInit 0x01"
+	}
+	return append(dst, finding(CodeMissingComplete, NoRound, 0,
+		"%s sent without a preceding ChecksumComplete 0x28", name))
+}
