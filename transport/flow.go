@@ -343,6 +343,8 @@ func (t *Tracker) finishFlow(f *flow) {
 
 // endSession finishes every tracked message and open reassembly of f.
 func (t *Tracker) endSession(f *flow, why string) {
+	mark := len(t.events)
+	defer t.sortEvents(mark)
 	for len(f.reasm) > 0 {
 		t.reasmIncomplete(f, 0, why)
 	}

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -409,6 +410,7 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 			msgLabel(d, c, e), e.mismatch, e.mmFrame, ackShape(e.mmFrag, e.mmIdx), matched, len(e.pieces), e.retrans)
 	case len(unacked) > 0:
 		what := ""
+		slices.Sort(unacked)
 		if e.frag {
 			what = " (fragments " + keyList(unacked) + ")"
 		}
