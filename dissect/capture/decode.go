@@ -53,10 +53,15 @@ type decoder struct {
 
 func (d *decoder) init() {
 	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
-		// ext before frag: the skipper claims all extension types, frag
-		// then takes the fragment header back so fragments are recognised.
-		p := gopacket.NewDecodingLayerParser(first,
-			&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.ip4, &d.ip6, &d.ext, &d.frag, &d.udp)
+		// Layer types are small integers, so the sparse slice container
+		// beats the default map. ext before frag: the skipper claims all
+		// extension types, frag then takes the fragment header back so
+		// fragments are recognised.
+		p := gopacket.NewDecodingLayerParser(first)
+		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.ip4, &d.ip6, &d.ext, &d.frag, &d.udp} {
+			p.AddDecodingLayer(l)
+		}
 		p.IgnoreUnsupported = true
 		return p
 	}

@@ -41,12 +41,13 @@ const (
 // Errors are sticky and are returned only after every byte before them was
 // served, so pcapgo hits them exactly at the damaged record.
 type framer struct {
-	src   *bufio.Reader
-	ng    bool
-	order binary.ByteOrder
-	buf   []byte // current record as served to pcapgo
-	off   int
-	err   error
+	src     *bufio.Reader
+	ng      bool
+	order   binary.ByteOrder
+	buf     []byte // current record as served to pcapgo
+	trailer [4]byte
+	off     int
+	err     error
 
 	started  bool   // pcap: file header served; pcapng: a section header seen
 	nIfaces  int    // interfaces in the current pcapng section
@@ -297,11 +298,10 @@ func (f *framer) skipTo(length int) error {
 	if err := f.skip(length - 4 - len(f.buf)); err != nil {
 		return err
 	}
-	var t [4]byte
-	if _, err := io.ReadFull(f.src, t[:]); err != nil {
+	if _, err := io.ReadFull(f.src, f.trailer[:]); err != nil {
 		return ErrTruncated
 	}
-	if got := f.order.Uint32(t[:]); got != uint32(length) {
+	if got := f.order.Uint32(f.trailer[:]); got != uint32(length) {
 		return fmt.Errorf("pcapng block type %#x: length %d does not match trailing length %d", f.order.Uint32(f.buf[0:4]), length, got)
 	}
 	return nil
