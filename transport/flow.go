@@ -61,9 +61,16 @@ type Packet struct {
 //
 //   - retransmit (note, on the datagram): a reliable message with the same
 //     direction, channel, seq and fragment index as an earlier one.
+//     A byte-identical repeat of a type 0x00 (PeerInfo) message is a
+//     keepalive (MsgInfo.Keepalive), not a retransmission: periodic
+//     keepalives re-send the peer record (protocol-facts 4.2).
 //   - retransmit-differs (error, on the datagram): such a repeat whose bytes
-//     (type, flags_len, fragment total, payload) differ from the first send,
-//     or whose fragment bit differs.
+//     (flags_len, fragment total, payload) differ from the first send, or
+//     whose fragment bit differs.
+//   - seq-reuse (warn, on the datagram): a reliable message of another type
+//     than the one first sent under that seq (OpenBC keepalives reuse low
+//     seq 0 of its Connect reply). Not a retransmission; the earlier message
+//     is finished and the new one tracked in its place.
 //   - ack-unknown (note, on the datagram): an ACK for a seq nothing was sent
 //     with in that direction and channel (normal when the capture starts
 //     mid-session or missed the message).

@@ -28,6 +28,7 @@ type FlowStats struct {
 	// messages (by seq) resent at least once.
 	Retransmissions   [2]uint64
 	RetransmittedMsgs [2]uint64
+	Keepalives        [2]uint64 // identical repeats of a type 0x00 message (MsgInfo.Keepalive)
 	Fragments         [2]uint64 // distinct fragments (first sends)
 	Reassembled       [2]uint64 // messages completed by reassembly
 	PeerIDMismatches  [2]uint64 // datagrams whose byte 0 was not the sender's id
@@ -54,7 +55,7 @@ type FlowStats struct {
 
 // flowCounters is the live counting part of a flow.
 type flowCounters struct {
-	datagrams, bytes, acks, reliable, retrans, retransMsgs, fragments, reassembled, badIDs [2]uint64
+	datagrams, bytes, acks, reliable, retrans, retransMsgs, keepalives, fragments, reassembled, badIDs [2]uint64
 
 	rtt      []int64 // ns, at most MaxRTTSamples
 	rttCount uint64
@@ -92,7 +93,7 @@ func (f *flow) snapshot(finished bool) FlowStats {
 		PeerID: f.peerID, HasPeerID: f.hasPeer, PeerIDFrom: f.peerFrom, PlayerName: f.name,
 		First: time.Unix(0, f.first).UTC(), Last: time.Unix(0, f.last).UTC(),
 		Datagrams: c.datagrams, Bytes: c.bytes, Acks: c.acks, Reliable: c.reliable,
-		Retransmissions: c.retrans, RetransmittedMsgs: c.retransMsgs,
+		Retransmissions: c.retrans, RetransmittedMsgs: c.retransMsgs, Keepalives: c.keepalives,
 		Fragments: c.fragments, Reassembled: c.reassembled, PeerIDMismatches: c.badIDs,
 		RTTCount: c.rttCount, RTTMax: time.Duration(c.rttMax),
 		RTTSampled: c.rttCount > uint64(len(c.rtt)),
@@ -142,6 +143,7 @@ func (t *Tracker) storeStats(f *flow) {
 		o.Reliable[d] += s.Reliable[d]
 		o.Retransmissions[d] += s.Retransmissions[d]
 		o.RetransmittedMsgs[d] += s.RetransmittedMsgs[d]
+		o.Keepalives[d] += s.Keepalives[d]
 		o.Fragments[d] += s.Fragments[d]
 		o.Reassembled[d] += s.Reassembled[d]
 		o.PeerIDMismatches[d] += s.PeerIDMismatches[d]

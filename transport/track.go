@@ -37,6 +37,7 @@ func pieceKey(frag bool, idx uint8) uint16 {
 
 // sentMsg is one reliable message (all fragments of one seq).
 type sentMsg struct {
+	typ      Type
 	seq      uint16
 	ext      int64 // seq unwrapped within its channel, to tell a wrapped reuse
 	frag     bool
@@ -205,13 +206,23 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		t.finishMsg(f, d, c, slot) // the seq came round again: a new message
 		ok = false
 	}
+	if ok && ch.slots[slot].typ != m.Type {
+		// Another message type cannot be a retransmission: the sender reused
+		// the seq (OpenBC's keepalives reuse low seq 0 of its Connect reply).
+		old := &ch.slots[slot]
+		t.msgAnom(f, i, m, CodeSeqReuse, SevWarn,
+			"%s %s seq %d reused by a %s message while %s (frame %d) still holds it; tracked as a new message",
+			d, c, m.Seq, m.Type.Name(), old.typ.Name(), old.frame)
+		t.finishMsg(f, d, c, slot)
+		ok = false
+	}
 	if !ok {
 		if ch.n >= t.cfg.MaxTrackedMessages {
 			t.evict(f, d, c, -1)
 		}
 		slot = ch.alloc()
 		e := &ch.slots[slot]
-		e.seq, e.ext, e.frag = m.Seq, ext, m.Fragment
+		e.typ, e.seq, e.ext, e.frag = m.Type, m.Seq, ext, m.Fragment
 		e.frame, e.msg, e.off, e.first = frame, int32(i), int32(m.Offset), ts
 		ch.bySeq[m.Seq] = slot
 		f.st.reliable[d]++
@@ -236,6 +247,12 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 	key := pieceKey(m.Fragment, m.FragIdx)
 	if pi := e.find(key); pi >= 0 {
 		p := &e.pieces[pi]
+		if m.Type == TypePeerInfo && p.hash == h {
+			// Periodic keepalives re-send the peer record (protocol-facts 4.2).
+			mi.Keepalive, mi.FirstFrame, mi.FirstMsg = true, p.frame, int(p.msg)
+			f.st.keepalives[d]++
+			return
+		}
 		t.resent(f, d, ch, e, p, frame, ts, i, m, mi)
 		if p.hash != h {
 			mi.Differs = true

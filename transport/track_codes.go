@@ -11,6 +11,7 @@ const (
 	// On the datagram that carries the message (MsgAnomaly).
 	CodeRetransmit         = "retransmit"          // note: a reliable message sent again
 	CodeRetransmitDiffers  = "retransmit-differs"  // error: ... with other bytes than the first send
+	CodeSeqReuse           = "seq-reuse"           // warn: another message type under a seq in use
 	CodeAckUnknown         = "ack-unknown"         // note: ACK for nothing sent in the capture
 	CodeReassemblyOverflow = "reassembly-overflow" // warn: a reassembly dropped to stay within limits
 	CodeFragmentBadTotal   = "fragment-bad-total"  // error: total 0, or an index at or past the total
@@ -60,6 +61,9 @@ type MsgInfo struct {
 	Retransmit      bool // this copy repeats an earlier send (same channel, seq, fragment)
 	RetransmitCount int  // resends of this message so far, this one included (1 = first resend)
 	Differs         bool // a retransmit whose bytes differ from the first send
+	// Keepalive marks a byte-identical repeat of a type 0x00 (PeerInfo)
+	// message: a periodic keepalive, not counted as a retransmission.
+	Keepalive bool
 
 	// ACKs.
 	Ack        AckResult

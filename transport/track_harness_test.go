@@ -77,6 +77,7 @@ func trkRun(t *testing.T, sc trkScript) (*Tracker, []Event) {
 // trkDescribe summarises Track's result for one datagram, message by message:
 //
 //	new          first send of a reliable message or fragment
+//	ka<f2        keepalive: identical repeat of the type 0x00 message of frame 2
 //	re2<f1       second resend, first sent in frame 1 (!= when bytes differ)
 //	ack=matched<f3~100ms   ACK result, acked frame, RTT
 //	dup          fragment already held or message delivered
@@ -107,6 +108,8 @@ func trkInfo(m *Message, mi *MsgInfo) string {
 		parts = append(parts, fmt.Sprintf("ack=%s<f%d", mi.Ack, mi.AckedFrame))
 	case mi.Ack == AckUnknown:
 		parts = append(parts, "ack=unknown")
+	case mi.Keepalive:
+		parts = append(parts, fmt.Sprintf("ka<f%d", mi.FirstFrame))
 	case mi.Retransmit:
 		op := "<"
 		if mi.Differs {

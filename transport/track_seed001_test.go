@@ -14,9 +14,9 @@ import (
 type seed001Acks int
 
 const (
-	acksFragment seed001Acks = iota // correct fragment ACKs (the stock bug)
-	acksLost                        // no ACK reaches the capture
-	acksPlain                       // ACKs without the fragment flag
+	seed001FragAcks seed001Acks = iota // correct fragment ACKs (the stock bug)
+	seed001AcksLost                        // no ACK reaches the capture
+	seed001PlainAcks                       // ACKs without the fragment flag
 )
 
 const seed001Rounds = 10
@@ -29,14 +29,14 @@ func seed001Script(mode seed001Acks) trkScript {
 		sc.steps = append(sc.steps, trkStep{at: at, dir: dir, dg: dg, want: want})
 	}
 	ack := func(idx uint8) []byte {
-		if mode == acksPlain {
+		if mode == seed001PlainAcks {
 			return trkAck(2)
 		}
 		return trkAckFrag(2, idx)
 	}
 	ackWant := func(first bool, frame int) string {
 		switch {
-		case mode == acksPlain:
+		case mode == seed001PlainAcks:
 			return fmt.Sprintf("ack=mismatch<f%d", 1)
 		case first:
 			return fmt.Sprintf("ack=matched<f%d~%s", frame, []time.Duration{100 * time.Millisecond, 110 * time.Millisecond, 100 * time.Millisecond}[frame-1])
@@ -47,7 +47,7 @@ func seed001Script(mode seed001Acks) trkScript {
 	add(0.00, C2S, trkDG(2, trkFrag(2, 0, 3, chunks[0])), "new")
 	add(0.01, C2S, trkDG(2, trkFrag(2, 1, 0, chunks[1])), "new")
 	add(0.02, C2S, trkDG(2, trkFrag(2, 2, 0, chunks[2])), "new,asm3:830")
-	if mode != acksLost {
+	if mode != seed001AcksLost {
 		add(0.10, S2C, trkDG(1, ack(0)), ackWant(true, 1))
 		add(0.12, S2C, trkDG(1, ack(1), ack(2), trkData(3, "\x20\x03scripts/mainmenu")),
 			ackWant(true, 2)+" "+ackWant(true, 3)+" new")
@@ -62,7 +62,7 @@ func seed001Script(mode seed001Acks) trkScript {
 			add(at+0.01*float64(idx), C2S, trkDG(2, trkFrag(2, uint8(idx), total, chunks[idx])),
 				fmt.Sprintf("re%d<f%d,dup | retransmit@0", k, idx+1))
 		}
-		if mode != acksLost {
+		if mode != seed001AcksLost {
 			// The stock server ACKs every copy it gets.
 			add(at+0.1, S2C, trkDG(1, ack(0), ack(1), ack(2)),
 				ackWant(false, 1)+" "+ackWant(false, 2)+" "+ackWant(false, 3))
@@ -78,11 +78,11 @@ func TestSeed001(t *testing.T) {
 		event string
 		text  string
 	}{
-		{"fragment-acks", acksFragment, CodeUnackedFragmentRetransmit,
+		{"fragment-acks", seed001FragAcks, CodeUnackedFragmentRetransmit,
 			"c2s high seq 2 (3 fragments, first sent frame 1) was retransmitted 30 times after the receiver ACKed all 3 fragments with matching fragment ACKs (frames 4-5); resends span 20.02s from the first send to frame 44 (stock client bug, seed 001)"},
-		{"acks-lost", acksLost, CodeRetransmitUnacked,
+		{"acks-lost", seed001AcksLost, CodeRetransmitUnacked,
 			"c2s high seq 2 (3 fragments, first sent frame 1) (fragments 0, 1, 2) was retransmitted 30 times up to frame 33, 20.02s after the first send, and no matching ACK was seen"},
-		{"acks-without-fragment-flag", acksPlain, CodeAckMismatch,
+		{"acks-without-fragment-flag", seed001PlainAcks, CodeAckMismatch,
 			"c2s high seq 2 (3 fragments, first sent frame 1): 33 ACKs for its seq had the wrong fragment status or index (first in frame 4: ACK without the fragment flag), 0 of 3 sent pieces got a matching ACK, 30 retransmissions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestSeed001(t *testing.T) {
 				s.Fragments[C2S] != 3 || s.Reassembled[C2S] != 1 || s.Datagrams[C2S] != 33 {
 				t.Errorf("c2s stats %+v", s)
 			}
-			if tc.mode == acksFragment {
+			if tc.mode == seed001FragAcks {
 				if s.RTTCount != 3 || s.RTTP50 != 100*time.Millisecond || s.RTTP95 != 110*time.Millisecond ||
 					s.RTTMax != 110*time.Millisecond || s.Acks[S2C] != 33 {
 					t.Errorf("RTT/ack stats %+v", s)
@@ -120,7 +120,7 @@ func TestSeed001(t *testing.T) {
 
 // The reassembled payload is the original, delivered once.
 func TestSeed001Payload(t *testing.T) {
-	sc := seed001Script(acksFragment)
+	sc := seed001Script(seed001FragAcks)
 	tr := NewTracker(Config{})
 	var dg Datagram
 	info := make([]MsgInfo, 8)

@@ -27,8 +27,8 @@ func TestSeqDiff(t *testing.T) {
 }
 
 var (
-	connectReq = []byte{0x0A, 0x0A, 0x0A, 0xEF, 0x5F, 0x0A, 0, 0, 0, 0} // protocol-facts 4.1
-	cady2      = AppendPeerInfo(nil, 3, [4]byte{10, 10, 10, 0xEF}, "Cady2")
+	trkConnectReq = []byte{0x0A, 0x0A, 0x0A, 0xEF, 0x5F, 0x0A, 0, 0, 0, 0} // protocol-facts 4.1
+	trkCady2      = AppendPeerInfo(nil, 3, [4]byte{10, 10, 10, 0xEF}, "Cady2")
 )
 
 func TestTrackScripts(t *testing.T) {
@@ -89,11 +89,11 @@ func TestTrackScripts(t *testing.T) {
 		}}},
 
 		{"peer id from the connect exchange, name, mismatch", trkScript{steps: []trkStep{
-			{at: 0.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, connectReq)), want: "new"},
+			{at: 0.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, trkConnectReq)), want: "new"},
 			{at: 0.1, dir: S2C, dg: trkDG(1, trkLow(TypeConnect, 0, []byte{3}), trkData(0, "\x20\x00")), want: "new new"},
-			{at: 0.2, dg: trkDG(3, trkAckLow(0), trkAck(0), trkLow(TypePeerInfo, 1, cady2)),
+			{at: 0.2, dg: trkDG(3, trkAckLow(0), trkAck(0), trkLow(TypePeerInfo, 1, trkCady2)),
 				want: "ack=matched<f2~100ms ack=matched<f2~100ms new"},
-			{at: 0.3, dir: S2C, dg: trkDG(1, trkAckLow(0), trkAckLow(1), trkLow(TypePeerInfo, 1, cady2)),
+			{at: 0.3, dir: S2C, dg: trkDG(1, trkAckLow(0), trkAckLow(1), trkLow(TypePeerInfo, 1, trkCady2)),
 				want: "ack=matched<f1~300ms ack=matched<f3~100ms new"},
 			{at: 0.4, dg: trkDG(4, trkData(0, "x")), want: "new | peer-id-mismatch@-1"},
 			{at: 0.5, dg: trkDG(4, trkData(1, "x")), want: "new"},
@@ -121,6 +121,16 @@ func TestTrackScripts(t *testing.T) {
 				want: "re3!=f1 | retransmit@0 | retransmit-differs@0"},
 		}, events: []string{"retransmit-unacked@1.0", "fragment-incomplete@4.0"}}},
 
+		{"keepalives and seq reuse (OpenBC style)", trkScript{steps: []trkStep{
+			{at: 0.0, dir: S2C, dg: trkDG(1, trkLow(TypeConnect, 0, []byte{2})), want: "new"},
+			{at: 1.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "new | seq-reuse@0"},
+			{at: 2.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "ka<f2"},
+			{at: 3.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "ka<f2"},
+			{at: 4.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2[:7])),
+				want: "re1!=f2 | retransmit@0 | retransmit-differs@0"},
+			{at: 4.1, dg: trkDG(2, trkAckLow(0)), want: "ack=matched<f2~3.1s"},
+		}}},
+
 		{"window of tracked messages", trkScript{cfg: Config{MaxTrackedMessages: 2}, steps: []trkStep{
 			{at: 0.0, dg: trkDG(2, trkData(1, "a")), want: "new"},
 			{at: 0.1, dg: trkDG(2, trkData(2, "b")), want: "new"},
@@ -144,12 +154,12 @@ func TestTrackScripts(t *testing.T) {
 		}}},
 
 		{"reconnect starts a new session", trkScript{steps: []trkStep{
-			{at: 0.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, connectReq)), want: "new"},
-			{at: 1.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, connectReq)), want: "re1<f1 | retransmit@0"},
+			{at: 0.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, trkConnectReq)), want: "new"},
+			{at: 1.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, trkConnectReq)), want: "re1<f1 | retransmit@0"},
 			{at: 1.1, dir: S2C, dg: trkDG(1, trkLow(TypeConnect, 0, []byte{2})), want: "new"},
 			{at: 1.2, dg: trkDG(2, trkAckLow(0), trkData(0, "a")), want: "ack=matched<f3~100ms new"},
 			{at: 2.0, dg: trkDG(2, trkData(0, "a")), want: "re1<f4 | retransmit@0"},
-			{at: 5.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, connectReq)), want: "new"},
+			{at: 5.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, trkConnectReq)), want: "new"},
 			{at: 5.1, dir: S2C, dg: trkDG(1, trkLow(TypeConnect, 0, []byte{5})), want: "new"},
 			{at: 5.2, dg: trkDG(5, trkAckLow(0), trkData(0, "b")), want: "ack=matched<f7~100ms new"},
 			{at: 5.3, dir: S2C, dg: trkDG(1, trkAckLow(0), trkAck(0)), want: "ack=matched<f6~300ms ack=matched<f8~100ms"},
@@ -161,9 +171,9 @@ func TestTrackScripts(t *testing.T) {
 
 func TestPeerIdentity(t *testing.T) {
 	sc := trkScript{steps: []trkStep{
-		{at: 0.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, connectReq)), want: "new"},
+		{at: 0.0, dg: trkDG(0xFF, trkLow(TypeConnect, 0, trkConnectReq)), want: "new"},
 		{at: 0.1, dir: S2C, dg: trkDG(1, trkLow(TypeConnect, 0, []byte{3})), want: "new"},
-		{at: 0.2, dg: trkDG(3, trkLow(TypePeerInfo, 1, cady2)), want: "new"},
+		{at: 0.2, dg: trkDG(3, trkLow(TypePeerInfo, 1, trkCady2)), want: "new"},
 		{at: 0.3, dg: trkDG(4, trkData(0, "x")), want: "new | peer-id-mismatch@-1"},
 		{at: 0.4, dg: trkDG(4, trkData(1, "x")), want: "new"},
 		// Mid-session flow: id from byte 0, name from the host's PeerInfo about it.
