@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func trkRun(t *testing.T, sc trkScript) (*Tracker, []Event) {
 			t.Fatalf("step %d: test datagram does not decode: %v", i, dg.Anomalies)
 		}
 		p := Packet{
-			Frame: i + 1, Time: trkEpoch.Add(time.Duration(s.at * float64(time.Second))),
+			Frame: i + 1, Time: trkAt(s.at),
 			Client: trkClients[s.cl], Server: trkServers[s.sv], Dir: s.dir, Size: len(s.dg),
 		}
 		anoms := tr.Track(p, &dg, info, nil)
@@ -72,6 +73,12 @@ func trkRun(t *testing.T, sc trkScript) (*Tracker, []Event) {
 		}
 	}
 	return tr, all
+}
+
+// trkAt is trkEpoch plus sec seconds, rounded to the microsecond so that
+// float steps like 4.1 give exact durations.
+func trkAt(sec float64) time.Time {
+	return trkEpoch.Add(time.Duration(math.Round(sec*1e6)) * time.Microsecond)
 }
 
 // trkDescribe summarises Track's result for one datagram, message by message:

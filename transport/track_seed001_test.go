@@ -127,7 +127,7 @@ func TestSeed001Payload(t *testing.T) {
 	delivered := 0
 	for i, s := range sc.steps {
 		Decode(s.dg, &dg)
-		tr.Track(Packet{Frame: i + 1, Time: trkEpoch.Add(time.Duration(s.at * float64(time.Second))),
+		tr.Track(Packet{Frame: i + 1, Time: trkAt(s.at),
 			Client: trkClients[0], Server: trkServers[0], Dir: s.dir, Size: len(s.dg)}, &dg, info, nil)
 		for j := range dg.Messages {
 			if info[j].Reassembled != nil {
