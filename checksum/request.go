@@ -1,5 +1,7 @@
 package checksum
 
+import "fmt"
+
 // Request is a decoded ChecksumReq 0x20 (protocol-facts 9.2):
 //
 //	20 <round:u8> <u16 len><dir> <u16 len><filter> <recursive: bit group>
@@ -67,12 +69,12 @@ func ParseRequest(p []byte) (Request, error) {
 		r.Recursive = b == 0x01
 		r.PlainFlag = true
 	default:
-		return r, perr(off, "recursive", ErrFlag)
+		return r, &ParseError{Off: off, Field: "recursive", Err: ErrFlag, Detail: fmt.Sprintf("byte 0x%02X", b)}
 	}
 	r.FlagOff = off
 	r.Fields = 4
 	if off+1 != len(p) {
-		return r, perr(off+1, "end", ErrTrailing)
+		return r, &ParseError{Off: off + 1, Field: "end", Err: ErrTrailing, Detail: fmt.Sprintf("%d bytes", len(p)-off-1)}
 	}
 	return r, nil
 }
@@ -83,8 +85,9 @@ func readString(p []byte, off int, field string) ([]byte, int, error) {
 		return nil, off, perr(off, field, ErrShort)
 	}
 	n := u16(p, off)
-	if off+2+n > len(p) {
-		return nil, off, perr(off, field, ErrShort)
+	if left := len(p) - off - 2; n > left {
+		return nil, off, &ParseError{Off: off, Field: field, Err: ErrShort,
+			Detail: fmt.Sprintf("length %d, %d bytes left", n, left)}
 	}
 	return p[off+2 : off+2+n : off+2+n], off + 2 + n, nil
 }

@@ -1,5 +1,7 @@
 package checksum
 
+import "fmt"
+
 // A ChecksumResp 0x21 (protocol-facts 9.3) is
 //
 //	21 <round:u8> [<ref_hash:u32>, round 0 only] <dir_hash:u32> <tree>
@@ -86,7 +88,7 @@ func Walk(p []byte, v Visitor) error {
 		return err
 	}
 	if end != len(p) {
-		return perr(end, "end", ErrTrailing)
+		return &ParseError{Off: end, Field: "end", Err: ErrTrailing, Detail: fmt.Sprintf("%d bytes after the tree", len(p)-end)}
 	}
 	return nil
 }
@@ -124,14 +126,16 @@ type walker struct {
 func (w *walker) dir(off, depth, index int, name uint32, nameOff int) (int, error) {
 	p := w.p
 	if depth > MaxDepth {
-		return off, perr(off, "file_count", ErrDepth)
+		return off, &ParseError{Off: off, Field: "file_count", Err: ErrDepth,
+			Detail: fmt.Sprintf("more than %d levels", MaxDepth)}
 	}
 	if off+2 > len(p) {
 		return off, perr(off, "file_count", ErrShort)
 	}
 	n := u16(p, off)
-	if n*fileSize+1 > len(p)-off-2 {
-		return off, perr(off, "file_count", ErrCount)
+	if left := len(p) - off - 2; n*fileSize+1 > left {
+		return off, &ParseError{Off: off, Field: "file_count", Err: ErrCount,
+			Detail: fmt.Sprintf("%d files and the subdir count need %d bytes, %d left", n, n*fileSize+1, left)}
 	}
 	w.v.Dir(DirStart{Depth: depth, Index: index, NameHash: name, NameOff: nameOff, FileCount: n, FileCountOff: off})
 	fo := off + 2
@@ -140,8 +144,9 @@ func (w *walker) dir(off, depth, index int, name uint32, nameOff int) (int, erro
 		fo += fileSize
 	}
 	m := int(p[fo]) // present: the count check above reserved its byte
-	if m*minSubdirSize > len(p)-fo-1 {
-		return fo, perr(fo, "subdir_count", ErrCount)
+	if left := len(p) - fo - 1; m*minSubdirSize > left {
+		return fo, &ParseError{Off: fo, Field: "subdir_count", Err: ErrCount,
+			Detail: fmt.Sprintf("%d subdirectories need at least %d bytes, %d left", m, m*minSubdirSize, left)}
 	}
 	names := fo + 1
 	w.v.Subdirs(SubdirList{Depth: depth, Count: m, CountOff: fo, NamesOff: names})

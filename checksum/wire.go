@@ -35,13 +35,26 @@ var (
 // ParseError says where in a payload decoding stopped. Off counts from the
 // opcode byte (offset 0), like every offset in this package.
 type ParseError struct {
-	Off   int
-	Field string // the field being read, e.g. "file_count"
-	Err   error  // one of the sentinel errors
+	Off    int
+	Field  string // the field being read, e.g. "file_count"
+	Err    error  // one of the sentinel errors
+	Detail string // numbers behind Err, e.g. "65535 files need 524281 bytes, 9 left"; may be empty
 }
 
 func (e *ParseError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("checksum: %s at offset %d: %v (%s)", e.Field, e.Off, e.Err, e.Detail)
+	}
 	return fmt.Sprintf("checksum: %s at offset %d: %v", e.Field, e.Off, e.Err)
+}
+
+// Reason is the error without the package prefix and offset, for callers
+// that show the offset themselves.
+func (e *ParseError) Reason() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("%s: %v (%s)", e.Field, e.Err, e.Detail)
+	}
+	return fmt.Sprintf("%s: %v", e.Field, e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
