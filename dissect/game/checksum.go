@@ -15,9 +15,9 @@ import (
 func init() {
 	register(checksum.OpRequest, decodeChecksumReq, summarizeChecksumReq)
 	register(checksum.OpResponse, decodeChecksumResp, summarizeChecksumResp)
-	// 0x22..0x27: NetFile failure and file-transfer messages, never
-	// captured and undocumented (7.6).
-	for op := uint8(0x22); op <= 0x27; op++ {
+	// NetFile failure and file-transfer messages, never captured and
+	// undocumented (7.6). 0x24 and 0x26 have no known use: no decoder.
+	for _, op := range []uint8{0x22, 0x23, 0x25, 0x27} {
 		register(op, decodeNetFileRaw, summarizeNetFileRaw)
 	}
 	register(checksum.OpComplete, decodeChecksumComplete, summarizeNetFileRaw)
