@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,7 @@ func TestContainers(t *testing.T) {
 		{"pcapng/le-pcapgo-two-interfaces", ngLE, "pcapng", ngLEWant},
 		{"pcapng/be-two-sections", nb.b, "pcapng", ngBEWant},
 		{"pcapng/gzip", gzipped(t, nb.b), "pcapng", ngBEWant},
+		{"pcapng/le-section-then-be-sections", append(bytes.Clone(ngLE), nb.b...), "pcapng", append(slices.Clone(ngLEWant), renumber(ngBEWant, 4)...)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,6 +113,16 @@ func TestContainers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renumber shifts the frame numbers of ws by n.
+func renumber(ws []want, n int) []want {
+	out := make([]want, len(ws))
+	for i, w := range ws {
+		w.frame += n
+		out[i] = w
+	}
+	return out
 }
 
 // writeTemp writes b to dir/name and returns the path.

@@ -61,7 +61,6 @@ func newReader(src io.Reader, name string, size int64, closer io.Closer, opt Opt
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
 		}
-		r.gz = zr
 		r.compressed = true
 		in = bufio.NewReaderSize(zr, bufSize)
 	}

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"compress/gzip"
 	"errors"
 	"io"
 
@@ -18,7 +17,6 @@ type Reader struct {
 	compressed bool
 	size       int64
 	raw        *countingReader
-	gz         *gzip.Reader
 	closer     io.Closer
 	fr         *framer
 	pcap       *pcapgo.Reader
@@ -163,14 +161,11 @@ func (r *Reader) Progress() (done, total int64) { return r.raw.n, r.size }
 
 // Close releases the file if Open opened it.
 func (r *Reader) Close() error {
+	// The gzip reader holds no resources; its Close would only repeat a
+	// stream error that Next has already reported.
 	var err error
-	if r.gz != nil {
-		err = r.gz.Close()
-	}
 	if r.closer != nil {
-		if cerr := r.closer.Close(); err == nil {
-			err = cerr
-		}
+		err = r.closer.Close()
 		r.closer = nil
 	}
 	if r.err == nil {
