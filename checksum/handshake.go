@@ -143,6 +143,13 @@ func (h *Handshake) response(dst []Finding, p []byte) []Finding {
 	h.seen = true
 	hdr, _, herr := parseHeader(p)
 	if herr != nil {
+		if len(p) >= 2 {
+			// The round byte is there: count the round as answered, so
+			// one bad answer does not also break the order checks.
+			if _, found := h.take(p[1]); found && p[1] == h.lastReq {
+				h.answered = true
+			}
+		}
 		return append(dst, treeFinding(p, herr))
 	}
 	round := int(hdr.Round)

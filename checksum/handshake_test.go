@@ -138,7 +138,7 @@ func TestHandshakeScripts(t *testing.T) {
 		{"trailing bytes after tree", false,
 			cat(rounds(0), []step{host(reqMsg(1)), client(trailing)}, rounds(2)), []string{CodeTreeMalformed}},
 		{"truncated header", false,
-			[]step{host(reqMsg(0)), client([]byte{OpResponse, 0, 0x43})}, []string{CodeTreeMalformed}},
+			cat([]step{host(reqMsg(0)), client([]byte{OpResponse, 0, 0x43})}, rounds(1)), []string{CodeTreeMalformed}},
 		{"malformed request ignored", false,
 			[]step{host([]byte{OpRequest, 0, 0xFF})}, nil},
 	}

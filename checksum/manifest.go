@@ -98,10 +98,11 @@ func (h *Hash) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Limits of Load. The vanilla manifest is 17 KB with 108 files.
+// Limits of Load. The vanilla manifest is 17 KB with 108 files; a heavily
+// modded install has a few thousand.
 const (
-	MaxManifestSize    = 16 << 20 // bytes of JSON
-	MaxManifestEntries = 1 << 20  // files plus directories
+	MaxManifestSize    = 8 << 20 // bytes of JSON
+	MaxManifestEntries = 1 << 16 // files plus directories
 )
 
 // ErrManifest is wrapped by every error Load returns for bad content.
@@ -117,6 +118,11 @@ func Load(r io.Reader) (*Manifest, error) {
 	}
 	if len(b) > MaxManifestSize {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrManifest, MaxManifestSize)
+	}
+	// Every entry is a JSON object: counting braces first bounds what
+	// decoding allocates (a few bytes of "{}," must not become megabytes).
+	if n := bytes.Count(b, []byte("{")); n > MaxManifestEntries+256+2 {
+		return nil, fmt.Errorf("%w: %d objects (at most %d entries)", ErrManifest, n, MaxManifestEntries)
 	}
 	m := new(Manifest)
 	if err := json.Unmarshal(b, m); err != nil {

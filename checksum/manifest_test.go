@@ -254,6 +254,7 @@ func deepManifest(depth int) string {
 
 func TestLoadBad(t *testing.T) {
 	manyFiles := `{"directories":[{"index":2,"files":[` + strings.Repeat(`{},`, MaxManifestEntries) + `{}]}]}`
+	manyBraces := `{"directories":[{"index":2,"files":[` + strings.Repeat(`{},`, MaxManifestEntries+300) + `{}]}]}`
 	tests := []struct {
 		name string
 		in   string
@@ -266,6 +267,7 @@ func TestLoadBad(t *testing.T) {
 		{"hash not hex", `{"directories":[{"index":0,"files":[{"name_hash":"0xG"}]}]}`},
 		{"too deep", deepManifest(MaxDepth + 1)},
 		{"too many entries", manyFiles},
+		{"too many objects", manyBraces},
 		{"too big", `{"meta":{"name":"` + strings.Repeat("x", MaxManifestSize) + `"}}`},
 	}
 	for _, tt := range tests {
