@@ -84,10 +84,11 @@ type Message struct {
 	Decoded bool
 
 	// Track is the per-flow delivery state of the message.
-	// TODO(tracker): Track transport.MsgInfo
+	Track transport.MsgInfo
 
 	// Reassembled is set on the fragment that completed a message.
 	Reassembled *Reassembled
+	reasm       Reassembled // storage behind Reassembled, reused
 }
 
 // Reassembled is a fragmented message delivered whole.

@@ -3,6 +3,7 @@ package dissect
 import (
 	"errors"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/bcdump/bcdump/cipher"
@@ -29,6 +30,11 @@ type Dissector struct {
 	dg      Datagram
 	first   time.Time
 	started bool
+
+	track  *transport.Tracker
+	info   []transport.MsgInfo
+	anoms  []transport.MsgAnomaly
+	events []Event
 }
 
 // New returns a Dissector.
@@ -37,7 +43,7 @@ func New(opt Options) *Dissector {
 	if len(ports) == 0 {
 		ports = []uint16{DefaultPort}
 	}
-	return &Dissector{ports: ports}
+	return &Dissector{ports: ports, track: transport.NewTracker(transport.DefaultConfig())}
 }
 
 func (d *Dissector) isGamePort(p uint16) bool {
@@ -76,7 +82,44 @@ func (d *Dissector) Packet(p *capture.Packet) *Datagram {
 	transport.Decode(dg.Plain, &dg.Transport)
 	dg.Anomalies = append(dg.Anomalies, dg.Transport.Anomalies...)
 	d.decodeMessages(dg)
+	d.trackFlow(dg, len(p.Payload))
 	return dg
+}
+
+// trackFlow feeds the per-flow reconstructor and decodes what it reassembled.
+func (d *Dissector) trackFlow(dg *Datagram, size int) {
+	tp := transport.Packet{Frame: dg.Frame, Time: dg.Time, Client: dg.Src, Server: dg.Dst, Dir: transport.C2S, Size: size}
+	if dg.Dir == S2C {
+		tp.Client, tp.Server, tp.Dir = dg.Dst, dg.Src, transport.S2C
+	}
+	n := len(dg.Transport.Messages)
+	if cap(d.info) < n {
+		d.info = make([]transport.MsgInfo, n)
+	}
+	d.info = d.info[:n]
+	d.anoms = d.track.Track(tp, &dg.Transport, d.info, d.anoms[:0])
+	for i := range dg.Msgs {
+		m := &dg.Msgs[i]
+		m.Track = d.info[i]
+		if p := m.Track.Reassembled; p != nil {
+			r := &m.reasm
+			r.Payload, r.Frags = p, m.Track.ReassembledFrags
+			r.Fields.Reset()
+			r.Opcode, r.Malformed, r.Decoded = nil, nil, false
+			if len(p) > 0 {
+				r.Opcode = game.Lookup(p[0])
+				d.decodePayload(dg, i, transport.NoOffset, p, &r.Fields, &r.Malformed, &r.Decoded)
+			}
+			m.Reassembled = r
+		}
+	}
+	for _, a := range d.anoms {
+		a.Anomaly.Msg = a.Msg + 1
+		dg.Anomalies = append(dg.Anomalies, a.Anomaly)
+	}
+	if ev := d.track.Events(); len(ev) > 0 {
+		d.events = append(d.events, ev...)
+	}
 }
 
 func (d *Dissector) decodeMessages(dg *Datagram) {
@@ -90,6 +133,7 @@ func (d *Dissector) decodeMessages(dg *Datagram) {
 		m := &dg.Msgs[i]
 		m.Opcode, m.Malformed, m.Decoded, m.Reassembled = nil, nil, false, nil
 		m.Fields.Reset()
+		m.Track = transport.MsgInfo{}
 		switch {
 		case tm.Type == transport.TypeData:
 			if tm.Fragment && tm.FragIdx != 0 || len(tm.Payload) == 0 {
@@ -128,6 +172,12 @@ func (d *Dissector) decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fi
 		Code: CodePayloadMalformed, Severity: transport.SevError,
 		Message: name + ": " + me.Reason, Offset: off + me.Off, Msg: i + 1,
 	})
+	if off == transport.NoOffset {
+		// A reassembled payload has no place in this datagram.
+		a := &dg.Anomalies[len(dg.Anomalies)-1]
+		a.Offset = transport.NoOffset
+		a.Message += " (in the reassembled payload at offset " + strconv.Itoa(me.Off) + ")"
+	}
 }
 
 // Run reads every packet of r, calls fn with each decoded datagram, and

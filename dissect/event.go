@@ -1,20 +1,17 @@
 package dissect
 
-import (
-	"net/netip"
-	"time"
-)
+import "github.com/bcdump/bcdump/transport"
 
 // Event is an anomaly that belongs to no single datagram being reported:
-// what the end of the capture (or a timeout) revealed about a flow.
-type Event struct {
-	Anomaly
-	Frame          int // the frame it concerns (e.g. a message's first send), or 0
-	Time           time.Time
-	Client, Server netip.AddrPort
-}
+// what the end of the capture, a timeout or a message's final state revealed
+// about earlier traffic. Frame and Msg point at the datagram it concerns
+// (Msg is -1 when no single message is meant).
+type Event = transport.Event
 
-// Finish ends the capture and returns what only its end revealed.
+// Finish ends the capture and returns what only hindsight revealed, in
+// frame order.
 func (d *Dissector) Finish() []Event {
-	return nil
+	ev := append(d.events, d.track.Finish()...)
+	d.events = nil
+	return ev
 }

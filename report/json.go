@@ -245,7 +245,9 @@ func appendAnomalyJSON(b []byte, a *transport.Anomaly) []byte {
 }
 
 func appendEventJSON(b []byte, e *dissect.Event) []byte {
-	b = appendAnomalyJSON(b, &e.Anomaly)
+	a := e.Anomaly
+	a.Msg = e.Msg + 1
+	b = appendAnomalyJSON(b, &a)
 	b = b[:len(b)-1]
 	first := false
 	if e.Frame > 0 {

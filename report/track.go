@@ -1,13 +1,58 @@
 package report
 
-import "github.com/bcdump/bcdump/dissect"
+import (
+	"strconv"
 
-// appendTrackJSON appends the per-flow delivery keys of a message.
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// appendTrackJSON appends the per-flow delivery keys of a message: resends
+// and the frame of the first send; for ACKs what they matched and the RTT.
 func appendTrackJSON(b []byte, first *bool, dm *dissect.Message) []byte {
+	t := &dm.Track
+	if t.Retransmit {
+		b = appendKey(b, first, "retransmit")
+		b = append(b, "true"...)
+		b = appendKey(b, first, "retransmit_count")
+		b = strconv.AppendInt(b, int64(t.RetransmitCount), 10)
+		b = appendKey(b, first, "first_frame")
+		b = strconv.AppendInt(b, int64(t.FirstFrame), 10)
+	}
+	if t.Keepalive {
+		b = appendKey(b, first, "keepalive")
+		b = append(b, "true"...)
+	}
+	if t.Dup {
+		b = appendKey(b, first, "duplicate")
+		b = append(b, "true"...)
+	}
+	if t.Ack != transport.AckNone {
+		b = appendKey(b, first, "ack")
+		b = appendStr(b, t.Ack.String())
+		if t.AckedFrame > 0 {
+			b = appendKey(b, first, "acked_frame")
+			b = strconv.AppendInt(b, int64(t.AckedFrame), 10)
+		}
+		if t.HasRTT {
+			b = appendKey(b, first, "rtt_ms")
+			b = strconv.AppendFloat(b, float64(t.RTT.Microseconds())/1000, 'f', 3, 64)
+		}
+	}
 	return b
 }
 
-// appendTrackBrief appends the per-flow delivery marks of a message.
+// appendTrackBrief appends the per-flow delivery marks of a message for the
+// table: ` [retransmit #2]`, ` [dup]`, ` [rtt 12.5ms]`.
 func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
+	t := &dm.Track
+	if t.Retransmit {
+		b = append(b, " [retransmit #"...)
+		b = strconv.AppendInt(b, int64(t.RetransmitCount), 10)
+		b = append(b, ']')
+	}
+	if t.Dup {
+		b = append(b, " [dup]"...)
+	}
 	return b
 }
