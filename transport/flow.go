@@ -111,6 +111,7 @@ type Tracker struct {
 	started   bool
 
 	flows  map[FlowKey]*flow
+	last   *flow // the flow of the previous datagram: skips the map most of the time
 	active []*flow // in creation order, for deterministic sweeps
 	nextID FlowID
 	spare  []*flow // finished flows kept for reuse
@@ -290,7 +291,11 @@ func (t *Tracker) sortEvents(mark int) {
 // lookup returns the flow for key, creating it (and evicting the least
 // recently active flow at MaxFlows).
 func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
+	if t.last != nil && t.last.key == key {
+		return t.last
+	}
 	if f := t.flows[key]; f != nil {
+		t.last = f
 		return f
 	}
 	if len(t.active) >= t.cfg.MaxFlows {
@@ -318,6 +323,7 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 	f.id = t.nextID
 	t.flows[key] = f
 	t.active = append(t.active, f)
+	t.last = f
 	return f
 }
 
@@ -340,6 +346,9 @@ func (t *Tracker) finishFlow(f *flow) {
 	t.endSession(f, "at the end of its flow")
 	t.storeStats(f)
 	delete(t.flows, f.key)
+	if t.last == f {
+		t.last = nil
+	}
 	if i := slices.Index(t.active, f); i >= 0 {
 		t.active = slices.Delete(t.active, i, i+1)
 	}

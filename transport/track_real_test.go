@@ -145,7 +145,7 @@ func TestStockExcerptsPcap(t *testing.T) {
 	dir := trkSharedDir(t)
 	udps := trkReadPcap(t, filepath.Join(dir, "captures", "stock-excerpts.pcap"))
 	plain := trkStockExcerpts(t)
-	frames := trkFramesFrom(t, udps)
+	frames := trkFramesFrom(udps)
 	if len(frames) != len(plain) {
 		t.Fatalf("%d game datagrams, want %d", len(frames), len(plain))
 	}
@@ -169,7 +169,7 @@ func TestStockExcerptsPcap(t *testing.T) {
 
 // trkFramesFrom deciphers the game datagrams of a capture (GameSpy text,
 // byte 0 '\', is skipped); the server is the UDP 22101 side.
-func trkFramesFrom(t *testing.T, udps []trkUDP) []trkFrame {
+func trkFramesFrom(udps []trkUDP) []trkFrame {
 	var out []trkFrame
 	for _, u := range udps {
 		if len(u.Payload) == 0 || u.Payload[0] == '\\' {
@@ -194,7 +194,7 @@ func trkFramesFrom(t *testing.T, udps []trkUDP) []trkFrame {
 // flag bit 7: codec anomalies, counted per flow but not the tracker's.
 func TestOpenBCSession3(t *testing.T) {
 	udps := trkReadPcap(t, filepath.Join(trkSharedDir(t), "captures", "openbc-session-3.pcap"))
-	frames := trkFramesFrom(t, udps)
+	frames := trkFramesFrom(udps)
 	lines, events, tr := trkPlay(t, frames)
 	var re []string
 	for i, l := range lines {

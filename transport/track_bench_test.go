@@ -1,0 +1,131 @@
+package transport
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// trkSteady is a synthetic steady state: the client sends a reliable message
+// and a state update, the server ACKs and sends a reliable message of its own
+// that the client ACKs; every 16th client message is a 3-fragment message.
+type trkSteady struct {
+	tr    *Tracker
+	dg    Datagram
+	info  []MsgInfo
+	buf   []byte
+	frag  []byte
+	seq   uint16
+	n     int
+	bytes int
+}
+
+func newTrkSteady() *trkSteady {
+	return &trkSteady{tr: NewTracker(Config{}), info: make([]MsgInfo, 16), frag: trkPayload(0x21, 300)}
+}
+
+// step tracks one round of three datagrams and returns their messages;
+// s.bytes accumulates their sizes.
+func (s *trkSteady) step() int {
+	msgs := 0
+	seq := s.seq
+	s.seq++
+	at := trkEpoch.Add(time.Duration(s.n) * 10 * time.Millisecond)
+	s.n++
+	track := func(dir Dir) {
+		Decode(s.buf, &s.dg)
+		s.tr.Track(Packet{Frame: s.n, Time: at, Client: trkClients[0], Server: trkServers[0], Dir: dir, Size: len(s.buf)},
+			&s.dg, s.info, nil)
+		msgs += len(s.dg.Messages)
+		s.bytes += len(s.buf)
+	}
+	fragmented := seq%16 == 0
+	s.buf = AppendHeader(s.buf[:0], 2, 2)
+	if fragmented {
+		s.buf[1] = 4
+		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 0, FragTotal: 3}, s.frag[:100])
+		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 2}, s.frag[200:])
+		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 1}, s.frag[100:200])
+	} else {
+		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq}, []byte("\x07\x01\x02\x03\x04\x05"))
+	}
+	s.buf = AppendData(s.buf, DataHeader{}, []byte("\x1c\xff\xff\x03\x40\x00\x00\x80\x40\x0d\xee\xd9\xb3\x41"))
+	track(C2S)
+
+	s.buf = AppendHeader(s.buf[:0], 1, 2)
+	if fragmented {
+		s.buf[1] = 4
+		for i := range uint8(3) {
+			s.buf = AppendACK(s.buf, seq, false, true, i)
+		}
+	} else {
+		s.buf = AppendACK(s.buf, seq, false, false, 0)
+	}
+	s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq}, []byte("\x29\xff\xff\xff\x3f\x1d\x7a"))
+	track(S2C)
+
+	s.buf = AppendHeader(s.buf[:0], 2, 1)
+	s.buf = AppendACK(s.buf, seq, false, false, 0)
+	track(C2S)
+	return msgs
+}
+
+// BenchmarkTrack reports the cost per message in the steady state.
+func BenchmarkTrack(b *testing.B) {
+	s := newTrkSteady()
+	for range 1000 { // warm up: fill windows and pools
+		s.step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	msgs := 0
+	s.bytes = 0
+	for msgs < b.N {
+		msgs += s.step()
+	}
+	b.SetBytes(int64(s.bytes / max(msgs, 1)))
+}
+
+// BenchmarkTrackSession3 replays the OpenBC battle capture (already decoded)
+// and reports the cost per message. Each replay uses fresh client ports so
+// the flows are new; setup and Finish are outside the timer.
+func BenchmarkTrackSession3(b *testing.B) {
+	udps := trkReadPcap(b, filepath.Join(trkSharedDir(b), "captures", "openbc-session-3.pcap"))
+	frames := trkFramesFrom(udps)
+	dgs := make([]Datagram, len(frames))
+	msgs, bytes := 0, 0
+	for i := range frames {
+		Decode(frames[i].Plain, &dgs[i])
+		msgs += len(dgs[i].Messages)
+		bytes += len(frames[i].Plain)
+	}
+	info := make([]MsgInfo, 256)
+	var anoms []MsgAnomaly
+	b.ReportAllocs()
+	b.SetBytes(int64(bytes / msgs))
+	b.ResetTimer()
+	done := 0
+	for done < b.N {
+		tr := NewTracker(Config{})
+		for i := range frames {
+			fr := &frames[i]
+			anoms = tr.Track(Packet{Frame: i + 1, Time: fr.Time, Client: fr.Client, Server: fr.Server, Dir: fr.Dir,
+				Size: len(fr.Plain)}, &dgs[i], info, anoms[:0])
+		}
+		b.StopTimer()
+		tr.Finish()
+		b.StartTimer()
+		done += msgs
+	}
+}
+
+// The steady state allocates nothing per datagram.
+func TestTrackDoesNotAllocate(t *testing.T) {
+	s := newTrkSteady()
+	for range 1000 {
+		s.step()
+	}
+	if n := testing.AllocsPerRun(2000, func() { s.step() }); n != 0 {
+		t.Errorf("%.2f allocations per round of 3 datagrams, want 0", n)
+	}
+}
