@@ -20,5 +20,10 @@
 // BSD loopback (NULL 0 and LOOP 108, family word in either byte order).
 //
 // Reading does not allocate per packet: Packet.Data and Packet.Payload alias
-// the reader's buffer and stay valid only until the next call to Next.
+// the reader's buffer and stay valid only until the next call to Next. (One
+// exception: for pcapng interfaces with a link type of 256 or more, pcapgo
+// boxes the link type into CaptureInfo.AncillaryData, 2 bytes per packet.)
+//
+// Writer writes frames back out as pcap or pcapng, and FixUDPChecksum
+// repairs the UDP checksum after a payload was rewritten in place.
 package capture
