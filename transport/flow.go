@@ -126,7 +126,6 @@ type Tracker struct {
 	hash      maphash.Hash
 	scratch   MsgInfo
 	canoms    []MsgAnomaly // anomalies of the current datagram
-	finishing bool
 }
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).
@@ -236,15 +235,13 @@ func (t *Tracker) Events() []Event {
 // pending events are returned. The tracker stays usable; Flows then lists
 // every flow as finished.
 func (t *Tracker) Finish() []Event {
-	t.finishing = true
 	mark := len(t.events)
 	for len(t.active) > 0 {
 		f := t.active[0]
 		t.checkTimeouts(f)
-		t.finishFlow(f)
+		t.finishFlow(f, "at the end of the capture")
 	}
 	t.sortEvents(mark)
-	t.finishing = false
 	ev := slices.Clone(t.events)
 	t.events = t.events[:0]
 	return ev
@@ -273,7 +270,7 @@ func (t *Tracker) advance(ts int64) {
 		f := t.active[i]
 		t.checkTimeouts(f)
 		if t.now-f.last > int64(t.cfg.FlowIdle) {
-			t.finishFlow(f)
+			t.finishFlow(f, fmt.Sprintf("when its flow went idle for %s", t.cfg.FlowIdle))
 			continue
 		}
 		i++
@@ -306,10 +303,10 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 			}
 		}
 		mark := len(t.events)
-		t.flowEvent(victim, victim.lastFr[C2S], -1, NoOffset, victim.last, CodeTrackingLimit, SevNote,
+		t.flowEvent(victim, max(victim.lastFr[C2S], victim.lastFr[S2C]), -1, NoOffset, victim.last, CodeTrackingLimit, SevNote,
 			"flow evicted after %s idle to stay within %d tracked flows", time.Duration(ts-victim.last), t.cfg.MaxFlows)
 		t.checkTimeouts(victim)
-		t.finishFlow(victim)
+		t.finishFlow(victim, "when its flow was evicted")
 		t.sortEvents(mark)
 	}
 	var f *flow
@@ -342,8 +339,9 @@ func (f *flow) init(key FlowKey, ts int64) {
 }
 
 // finishFlow ends a flow: open reassemblies, message summaries, stats record.
-func (t *Tracker) finishFlow(f *flow) {
-	t.endSession(f, "at the end of its flow")
+// why completes "reassembly ... incomplete <why>".
+func (t *Tracker) finishFlow(f *flow, why string) {
+	t.endSession(f, why)
 	t.storeStats(f)
 	delete(t.flows, f.key)
 	if t.last == f {

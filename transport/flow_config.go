@@ -4,10 +4,14 @@ import "time"
 
 // Config bounds the tracker's state. Zero fields take the DefaultConfig value.
 //
-// Worst-case memory is about MaxFlows x (MaxReassemblyBytes + 4 x
-// MaxTrackedFragments x 100 B + MaxRTTSamples x 8 B), plus MaxFinishedFlows
-// small stats records: about 190 MB with the defaults if every flow is
-// hostile, a few KB per flow for real sessions.
+// Memory per active flow is at most about MaxReassemblyBytes + 18 KB of
+// reassembly state, plus per direction and channel (4 of them)
+// MaxTrackedMessages x 416 B + MaxTrackedFragments x 72 B, plus
+// MaxRTTSamples x 8 B: about 700 KB with the defaults if a flow is hostile,
+// times MaxFlows (180 MB). A busy real session stays near 100 KB per flow
+// (256 remembered messages of about 200 B on each busy channel). Finished
+// flows keep a stats record of about 400 B plus names and anomaly counts
+// (at most MaxFinishedFlows of them).
 type Config struct {
 	// Reassemblies older than this (since their first fragment, in capture
 	// time) are dropped as fragment-incomplete.
@@ -44,10 +48,10 @@ const (
 	DefaultMaxOpenReassemblies = 8
 	DefaultMaxReassemblyBytes  = 64 << 10
 	DefaultMaxTrackedMessages  = 256
-	DefaultMaxTrackedFragments = 1024
+	DefaultMaxTrackedFragments = 512
 	DefaultPeerTimeout         = 45 * time.Second
 	DefaultFlowIdle            = 120 * time.Second
-	DefaultMaxFlows            = 512
+	DefaultMaxFlows            = 256
 	DefaultMaxFinishedFlows    = 4096
 	DefaultMaxRTTSamples       = 4096
 )

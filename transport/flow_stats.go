@@ -160,7 +160,10 @@ func (t *Tracker) storeStats(f *flow) {
 // active ones as they stand, by ID, then the "other" record if any.
 func (t *Tracker) Flows() []FlowStats {
 	out := make([]FlowStats, 0, len(t.done)+len(t.active)+1)
-	out = append(out, t.done...)
+	for _, s := range t.done {
+		s.Anomalies = maps.Clone(s.Anomalies)
+		out = append(out, s)
+	}
 	for _, f := range t.active {
 		out = append(out, f.snapshot(false))
 	}

@@ -75,6 +75,10 @@ func (e *sentMsg) find(key uint16) int {
 	return -1
 }
 
+// keptPieces is the largest pieces buffer a freed slot keeps for reuse: a
+// whole message or a few fragments (the stock checksum response has 3).
+const keptPieces = 4
+
 // channel is one direction's sequence space of one flow.
 type channel struct {
 	bySeq      map[uint16]int32
@@ -179,6 +183,9 @@ func (c *channel) remove(i int32) {
 	}
 	c.pieces -= len(e.pieces)
 	e.pieces = e.pieces[:0]
+	if cap(e.pieces) > keptPieces {
+		e.pieces = nil // keep only small buffers, so reuse cannot pile up memory
+	}
 	c.n--
 	c.free = append(c.free, i)
 }
