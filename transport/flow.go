@@ -111,21 +111,21 @@ type Tracker struct {
 	started   bool
 
 	flows  map[FlowKey]*flow
-	last   *flow // the flow of the previous datagram: skips the map most of the time
+	last   *flow   // the flow of the previous datagram: skips the map most of the time
 	active []*flow // in creation order, for deterministic sweeps
 	nextID FlowID
 	spare  []*flow // finished flows kept for reuse
 	rpool  []*reassembly
 
-	done      []FlowStats
-	other     FlowStats
-	hasOther  bool
-	events    []Event
-	evOut     []Event
-	out       []byte // reassembled payloads of the current datagram
-	hash      maphash.Hash
-	scratch   MsgInfo
-	canoms    []MsgAnomaly // anomalies of the current datagram
+	done     []FlowStats
+	other    FlowStats
+	hasOther bool
+	events   []Event
+	evOut    []Event
+	out      []byte // reassembled payloads of the current datagram
+	hash     maphash.Hash
+	scratch  MsgInfo
+	canoms   []MsgAnomaly // anomalies of the current datagram
 }
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).

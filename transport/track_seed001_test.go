@@ -14,9 +14,9 @@ import (
 type seed001Acks int
 
 const (
-	seed001FragAcks seed001Acks = iota // correct fragment ACKs (the stock bug)
-	seed001AcksLost                        // no ACK reaches the capture
-	seed001PlainAcks                       // ACKs without the fragment flag
+	seed001FragAcks  seed001Acks = iota // correct fragment ACKs (the stock bug)
+	seed001AcksLost                     // no ACK reaches the capture
+	seed001PlainAcks                    // ACKs without the fragment flag
 )
 
 const seed001Rounds = 10
