@@ -512,16 +512,19 @@ func (t *Tracker) msgAnom(f *flow, i int, m *Message, code string, sev Severity,
 	if m != nil {
 		off = m.Offset
 	}
-	t.canoms = append(t.canoms, MsgAnomaly{Msg: i, Anomaly: anomalyAt(code, sev, off, format, args...)})
+	a := anomalyAt(code, sev, off, format, args...)
+	a.Msg = i + 1
+	t.canoms = append(t.canoms, MsgAnomaly{Msg: i, Anomaly: a})
 	f.count(code)
 }
 
 // flowEvent records an anomaly about earlier traffic of f.
 func (t *Tracker) flowEvent(f *flow, frame, msg, off int, ts int64, code string, sev Severity, format string, args ...any) {
+	a := anomalyAt(code, sev, off, format, args...)
+	a.Msg = msg + 1
 	t.events = append(t.events, Event{
 		Flow: f.id, Client: f.key.Client, Server: f.key.Server,
-		Frame: frame, Msg: msg, Time: time.Unix(0, ts).UTC(),
-		Anomaly: anomalyAt(code, sev, off, format, args...),
+		Frame: frame, Msg: msg, Time: time.Unix(0, ts).UTC(), Anomaly: a,
 	})
 	f.count(code)
 }

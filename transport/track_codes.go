@@ -79,8 +79,9 @@ type MsgInfo struct {
 }
 
 // MsgAnomaly is an anomaly about one message of the datagram just tracked.
-// Msg indexes Datagram.Messages (-1: the datagram as a whole); Offset is the
-// message's offset in the datagram.
+// Msg indexes Datagram.Messages (-1: the datagram as a whole); the embedded
+// Anomaly carries the same index the codec's way (Anomaly.Msg = Msg+1, 0 for
+// the datagram) and the message's offset in the datagram.
 type MsgAnomaly struct {
 	Msg int
 	Anomaly
@@ -90,7 +91,8 @@ type MsgAnomaly struct {
 // (when a message's tracking ends), timeouts and evictions. Frame, Msg and
 // Offset point at the datagram the anomaly is about: the first send of the
 // message, the first fragment of a reassembly, the last datagram of a silent
-// peer. Msg is -1 when no single message is meant. Time is in UTC.
+// peer. Msg is -1 when no single message is meant (the embedded Anomaly.Msg
+// is Msg+1, as for the codec's anomalies). Time is in UTC.
 type Event struct {
 	Flow           FlowID
 	Client, Server netip.AddrPort
