@@ -183,7 +183,7 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []MsgAnoma
 	t.advance(ts)
 	f := t.lookup(FlowKey{p.Client, p.Server}, ts)
 
-	f.last = max(f.last, ts)
+	f.first, f.last = min(f.first, ts), max(f.last, ts)
 	f.lastDir[d] = max(f.lastDir[d], ts)
 	f.lastFr[d] = p.Frame
 	f.seenDir[d] = true
@@ -222,9 +222,10 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []MsgAnoma
 }
 
 // Events returns the anomalies found since the last call that are not about
-// the datagram just tracked (message summaries, timeouts, evictions), sorted
-// by the frame they are about. The slice is valid until the next call of
-// Track, Events or Finish.
+// the datagram just tracked (message summaries, timeouts, evictions), in the
+// order they were found; each batch found together (one sweep, one ended
+// session) is sorted by the frame it is about. The slice is valid until the
+// next call of Events.
 func (t *Tracker) Events() []Event {
 	t.evOut, t.events = t.events, t.evOut[:0]
 	return t.evOut

@@ -239,7 +239,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 	h := t.msgHash(m)
 
 	if e.frag != m.Fragment {
-		t.resent(f, d, ch, e, nil, frame, ts, i, m, mi)
+		t.resent(f, d, e, nil, frame, ts, i, m, mi)
 		mi.FirstFrame, mi.FirstMsg, mi.Differs = e.frame, int(e.msg), true
 		was := "without"
 		if e.frag {
@@ -260,15 +260,14 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 			f.st.keepalives[d]++
 			return
 		}
-		t.resent(f, d, ch, e, p, frame, ts, i, m, mi)
+		t.resent(f, d, e, p, frame, ts, i, m, mi)
 		if p.hash != h {
 			mi.Differs = true
 			t.msgAnom(f, i, m, CodeRetransmitDiffers, SevError,
 				"retransmission of %s differs from its first send in frame %d", pieceLabel(d, c, m.Seq, key), p.frame)
 		}
 	} else {
-		if ch.pieces >= t.cfg.MaxTrackedFragments {
-			t.evict(f, d, c, slot)
+		for ch.pieces >= t.cfg.MaxTrackedFragments && t.evict(f, d, c, slot) {
 		}
 		if ch.pieces >= t.cfg.MaxTrackedFragments {
 			t.limitNote(f, d, c, i, m)
@@ -292,7 +291,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 }
 
 // resent counts a retransmission of p (nil: of the message as a whole).
-func (t *Tracker) resent(f *flow, d Dir, ch *channel, e *sentMsg, p *piece, frame int, ts int64, i int, m *Message, mi *MsgInfo) {
+func (t *Tracker) resent(f *flow, d Dir, e *sentMsg, p *piece, frame int, ts int64, i int, m *Message, mi *MsgInfo) {
 	e.retrans++
 	if e.retrans == 1 {
 		f.st.retransMsgs[d]++
@@ -357,8 +356,8 @@ func (t *Tracker) ack(f *flow, d Dir, frame int, ts int64, i int, m *Message, mi
 }
 
 // evict finishes the least recently active message of a channel, other than
-// keep, to make room.
-func (t *Tracker) evict(f *flow, d Dir, c Channel, keep int32) {
+// keep, to make room. It reports whether there was one.
+func (t *Tracker) evict(f *flow, d Dir, c Channel, keep int32) bool {
 	ch := &f.ch[d][c]
 	for i := ch.tail; i >= 0; i = ch.slots[i].prev {
 		if i == keep {
@@ -376,8 +375,9 @@ func (t *Tracker) evict(f *flow, d Dir, c Channel, keep int32) {
 				msgLabel(d, c, e), t.cfg.MaxTrackedMessages, t.cfg.MaxTrackedFragments, d, c)
 		}
 		t.finishMsg(f, d, c, i)
-		return
+		return true
 	}
+	return false
 }
 
 func (t *Tracker) limitNote(f *flow, d Dir, c Channel, i int, m *Message) {
