@@ -15,41 +15,10 @@ import (
 	"testing"
 )
 
-// hashSharedDir locates the read-only reference tree ../shared next to the
-// repo root. Tests skip without it unless BCDUMP_REQUIRE_SHARED=1. (Named
-// apart from sharedDir so it cannot clash with other test files of this
-// package.)
-func hashSharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			dir = ""
-			break
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if fi, err := os.Stat(shared); dir == "" || err != nil || !fi.IsDir() {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("shared reference tree not found (looked for %s); BCDUMP_REQUIRE_SHARED=1", shared)
-		}
-		t.Skipf("shared reference tree not found at %s; skipping tests on shared vectors", shared)
-	}
-	return shared
-}
-
 // hashReadJSONL decodes every non-empty line of a shared test-vector file.
 func hashReadJSONL[T any](t *testing.T, name string) []T {
 	t.Helper()
-	p := filepath.Join(hashSharedDir(t), "testvectors", name)
+	p := filepath.Join(sharedRoot(t), "testvectors", name)
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +136,7 @@ func TestManifestNameHashes(t *testing.T) {
 			Subdirs []subdir `json:"subdirs"`
 		} `json:"directories"`
 	}
-	raw, err := os.ReadFile(filepath.Join(hashSharedDir(t), "data", "vanilla-1.1.json"))
+	raw, err := os.ReadFile(filepath.Join(sharedRoot(t), "data", "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +187,7 @@ func TestTablesMatchSpec(t *testing.T) {
 			}
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(hashSharedDir(t), "spec", "hash-tables.txt"))
+	raw, err := os.ReadFile(filepath.Join(sharedRoot(t), "spec", "hash-tables.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

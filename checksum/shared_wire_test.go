@@ -10,8 +10,8 @@ import (
 )
 
 // sharedRoot locates the read-only reference tree ../shared next to the repo
-// root. Tests skip without it unless BCDUMP_REQUIRE_SHARED=1. (Named apart
-// from sharedDir so it cannot clash with hash_test.go in this package.)
+// root. Tests skip without it unless BCDUMP_REQUIRE_SHARED=1. Every test
+// of this package that reads ../shared goes through it.
 func sharedRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -34,7 +34,7 @@ func sharedRoot(t testing.TB) string {
 		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
 			t.Fatalf("shared reference tree not found (looked for %s); BCDUMP_REQUIRE_SHARED=1", shared)
 		}
-		t.Skipf("shared reference tree not found at %s; skipping tests on shared captures", shared)
+		t.Skipf("shared reference tree not found at %s; skipping tests on shared material", shared)
 	}
 	return shared
 }

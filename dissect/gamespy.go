@@ -22,9 +22,6 @@ func parseGameSpy(dst []KV, b []byte) []KV {
 	for len(b) > 0 {
 		key, rest := cutBackslash(b)
 		val, rest2 := cutBackslash(rest)
-		if len(key) == 0 && len(val) == 0 && len(rest2) == len(b) {
-			break
-		}
 		dst = append(dst, KV{Key: key, Value: val})
 		b = rest2
 	}

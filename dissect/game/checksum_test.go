@@ -16,41 +16,12 @@ import (
 // Helpers here are prefixed ck so they cannot clash with other test files
 // of this package.
 
-// ckShared locates ../shared next to the repo root; skips without it unless
-// BCDUMP_REQUIRE_SHARED=1.
-func ckShared(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			dir = ""
-			break
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if fi, err := os.Stat(shared); dir == "" || err != nil || !fi.IsDir() {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("shared reference tree not found (looked for %s); BCDUMP_REQUIRE_SHARED=1", shared)
-		}
-		t.Skipf("shared reference tree not found at %s", shared)
-	}
-	return shared
-}
-
 // ckStockPayload returns the stock payload (captures/stock-excerpts, the
 // decrypted seed 003 trace) starting with op and round. Unfragmented
 // reliable 0x32 messages carry the payload after a 5-byte header.
 func ckStockPayload(t testing.TB, op, round byte) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join(ckShared(t), "captures", "stock-excerpts.source.jsonl"))
+	f, err := os.Open(filepath.Join(sharedDir(t), "captures", "stock-excerpts.source.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
