@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
@@ -22,14 +23,18 @@ const CodePayloadMalformed = "payload-malformed"
 type Options struct {
 	// Ports are the game ports; empty means DefaultPort.
 	Ports []uint16
+	// Manifest, when set, names the hashes of checksum messages and is
+	// compared with every checksum response (issue 4: handshake analysis).
+	Manifest *checksum.Manifest
 }
 
 // Dissector decodes packets one at a time, in capture order.
 type Dissector struct {
-	ports   []uint16
-	dg      Datagram
-	first   time.Time
-	started bool
+	ports    []uint16
+	manifest *checksum.Manifest
+	dg       Datagram
+	first    time.Time
+	started  bool
 
 	track  *transport.Tracker
 	info   []transport.MsgInfo
@@ -43,7 +48,7 @@ func New(opt Options) *Dissector {
 	if len(ports) == 0 {
 		ports = []uint16{DefaultPort}
 	}
-	return &Dissector{ports: ports, track: transport.NewTracker(transport.DefaultConfig())}
+	return &Dissector{ports: ports, manifest: opt.Manifest, track: transport.NewTracker(transport.DefaultConfig())}
 }
 
 func (d *Dissector) isGamePort(p uint16) bool {
@@ -59,11 +64,19 @@ func (d *Dissector) isGamePort(p uint16) bool {
 // by the next call.
 func (d *Dissector) Packet(p *capture.Packet) *Datagram {
 	dg := &d.dg
+	d.Decode(dg, p)
+	d.Advance(dg)
+	return dg
+}
+
+// Decode is the stateless half of Packet: it fills dg from p (copying the
+// payload) with everything that needs no per-flow state: direction,
+// deciphering, the transport codec and the opcode decoders. It only reads
+// the Dissector's configuration, so several goroutines may call it at once
+// on different Datagrams. Advance must follow, in capture order.
+func (d *Dissector) Decode(dg *Datagram, p *capture.Packet) {
 	dg.reset()
-	if !d.started {
-		d.first, d.started = p.Time, true
-	}
-	dg.Frame, dg.Time, dg.RelTime = p.Frame, p.Time, p.Time.Sub(d.first)
+	dg.Frame, dg.Time = p.Frame, p.Time
 	dg.Src, dg.Dst = p.Src, p.Dst
 	dg.Truncated = p.Truncated
 	dg.Dir = S2C
@@ -75,15 +88,27 @@ func (d *Dissector) Packet(p *capture.Packet) *Datagram {
 	if IsGameSpy(dg.Raw) {
 		dg.Kind = KindGameSpy
 		dg.GameSpy = parseGameSpy(dg.GameSpy, dg.Plain)
-		return dg
+		return
 	}
 	dg.Kind = KindGame
 	cipher.Decrypt(dg.Plain)
 	transport.Decode(dg.Plain, &dg.Transport)
 	dg.Anomalies = append(dg.Anomalies, dg.Transport.Anomalies...)
-	d.decodeMessages(dg)
-	d.trackFlow(dg, len(p.Payload))
-	return dg
+	decodeMessages(dg)
+}
+
+// Advance is the stateful half of Packet: relative time, per-flow tracking,
+// reassembly and the analyses that follow a flow. Call it once per Decoded
+// datagram, in capture order, from one goroutine.
+func (d *Dissector) Advance(dg *Datagram) {
+	if !d.started {
+		d.first, d.started = dg.Time, true
+	}
+	dg.RelTime = dg.Time.Sub(d.first)
+	if dg.Kind != KindGame {
+		return
+	}
+	d.trackFlow(dg, len(dg.Raw))
 }
 
 // trackFlow feeds the per-flow reconstructor and decodes what it reassembled.
@@ -108,7 +133,7 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 			r.Opcode, r.Malformed, r.Decoded = nil, nil, false
 			if len(p) > 0 {
 				r.Opcode = game.Lookup(p[0])
-				d.decodePayload(dg, i, transport.NoOffset, p, &r.Fields, &r.Malformed, &r.Decoded)
+				decodePayload(dg, i, transport.NoOffset, p, &r.Fields, &r.Malformed, &r.Decoded)
 			}
 			m.Reassembled = r
 		}
@@ -122,7 +147,7 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 	}
 }
 
-func (d *Dissector) decodeMessages(dg *Datagram) {
+func decodeMessages(dg *Datagram) {
 	n := len(dg.Transport.Messages)
 	if cap(dg.Msgs) < n {
 		dg.Msgs = append(dg.Msgs[:cap(dg.Msgs)], make([]Message, n-cap(dg.Msgs))...)
@@ -143,7 +168,7 @@ func (d *Dissector) decodeMessages(dg *Datagram) {
 			if tm.Fragment {
 				continue // decoded once reassembled
 			}
-			d.decodePayload(dg, i, tm.PayloadOff, tm.Payload, &m.Fields, &m.Malformed, &m.Decoded)
+			decodePayload(dg, i, tm.PayloadOff, tm.Payload, &m.Fields, &m.Malformed, &m.Decoded)
 		case tm.Type != transport.TypeACK:
 			decodeControl(dg.Transport.PeerID, tm, &m.Fields)
 			m.Decoded = len(m.Fields.List) > 0
@@ -153,7 +178,7 @@ func (d *Dissector) decodeMessages(dg *Datagram) {
 
 // decodePayload runs the opcode decoder and turns a malformed payload into
 // an anomaly (the raw bytes stay visible in every reporter).
-func (d *Dissector) decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **game.MalformedError, decoded *bool) {
+func decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **game.MalformedError, decoded *bool) {
 	op, err := game.Decode(p, f)
 	*decoded = op != nil && op.Decode != nil
 	if err == nil {

@@ -15,3 +15,14 @@ func (d *Dissector) Finish() []Event {
 	d.events = nil
 	return ev
 }
+
+// TakeEvents returns the events found so far and forgets them, for callers
+// (live capture) that report them as they happen instead of at Finish.
+func (d *Dissector) TakeEvents() []Event {
+	ev := d.events
+	d.events = nil
+	return ev
+}
+
+// Flows returns the per-flow statistics so far (see transport.FlowStats).
+func (d *Dissector) Flows() []transport.FlowStats { return d.track.Flows() }

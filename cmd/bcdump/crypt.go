@@ -41,7 +41,7 @@ deciphered payloads (UDP checksums fixed), for Wireshark users.`,
 			case hexIn != "" && len(args) == 0 && out == "":
 				return cryptHex(s, hexIn, cipher.Decrypt)
 			case hexIn == "" && len(args) == 1 && out != "":
-				o := readOptions{ports: portsFlag}
+				o := decodeFlags{ports: portsFlag}
 				ports, err := o.gamePorts()
 				if err != nil {
 					return err

@@ -11,8 +11,8 @@ import (
 )
 
 type readOptions struct {
+	decodeFlags
 	format string
-	ports  []uint
 	color  string
 	cipher bool
 }
@@ -32,21 +32,10 @@ enciphered bytes).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or hex")
-	f.UintSliceVarP(&o.ports, "port", "p", nil, "additional game port (repeatable); 22101 is always included")
+	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
 	return cmd
-}
-
-func (o *readOptions) gamePorts() ([]uint16, error) {
-	ports := []uint16{dissect.DefaultPort}
-	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return nil, fmt.Errorf("--port %d is not a UDP port", p)
-		}
-		ports = append(ports, uint16(p))
-	}
-	return ports, nil
 }
 
 func newReporter(s *streams, format, colorMode string, withCipher, flushEach bool) (report.Reporter, error) {
@@ -67,7 +56,11 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 }
 
 func runRead(s *streams, o *readOptions, files []string) error {
-	ports, err := o.gamePorts()
+	opt, err := o.options()
+	if err != nil {
+		return err
+	}
+	gate, err := o.gate()
 	if err != nil {
 		return err
 	}
@@ -76,24 +69,29 @@ func runRead(s *streams, o *readOptions, files []string) error {
 		return err
 	}
 	for _, name := range files {
-		if err := readOne(s, name, ports, rep); err != nil {
+		if err := readOne(s, name, opt, rep, gate); err != nil {
 			return err
 		}
 	}
-	return nil
+	return gate.err()
 }
 
 // readOne decodes one capture. Everything before a broken record is
 // reported before the error is returned.
-func readOne(s *streams, name string, ports []uint16, rep report.Reporter) error {
-	r, err := openCapture(s, name, ports)
+func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) error {
+	r, err := openCapture(s, name, opt.Ports)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	d := dissect.New(dissect.Options{Ports: ports})
-	runErr := d.Run(r, rep.Datagram)
-	if err := rep.Finish(d.Finish()); err != nil && runErr == nil {
+	d := dissect.New(opt)
+	runErr := d.Run(r, func(dg *dissect.Datagram) error {
+		gate.datagram(dg)
+		return rep.Datagram(dg)
+	})
+	end := d.Finish()
+	gate.events(end)
+	if err := rep.Finish(end); err != nil && runErr == nil {
 		runErr = err
 	}
 	return runErr

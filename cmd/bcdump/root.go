@@ -66,7 +66,8 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newReadCmd(s), newDecryptCmd(s), newEncryptCmd(s))
+	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
+		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
 	return root
 }
 

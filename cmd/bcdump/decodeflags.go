@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// decodeFlags are the options every command that decodes traffic shares
+// (read, stats, live), so they spell and behave the same everywhere.
+type decodeFlags struct {
+	ports    []uint
+	manifest string
+	failOn   string
+}
+
+func (o *decodeFlags) register(f *pflag.FlagSet) {
+	f.UintSliceVarP(&o.ports, "port", "p", nil, "additional game port (repeatable); 22101 is always included")
+	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
+	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred")
+}
+
+func (o *decodeFlags) gamePorts() ([]uint16, error) {
+	ports := []uint16{dissect.DefaultPort}
+	for _, p := range o.ports {
+		if p == 0 || p > 65535 {
+			return nil, fmt.Errorf("--port %d is not a UDP port", p)
+		}
+		ports = append(ports, uint16(p))
+	}
+	return ports, nil
+}
+
+// options validates the flags and loads the manifest.
+func (o *decodeFlags) options() (dissect.Options, error) {
+	var opt dissect.Options
+	ports, err := o.gamePorts()
+	if err != nil {
+		return opt, err
+	}
+	opt.Ports = ports
+	if o.manifest != "" {
+		m, err := checksum.LoadFile(o.manifest)
+		if err != nil {
+			return opt, fmt.Errorf("--manifest: %w", err)
+		}
+		opt.Manifest = m
+	}
+	return opt, nil
+}
+
+// gate returns the --fail-on threshold, or nil when the flag is unset.
+func (o *decodeFlags) gate() (*severityGate, error) {
+	if o.failOn == "" {
+		return nil, nil
+	}
+	sev, err := transport.ParseSeverity(o.failOn)
+	if err != nil {
+		return nil, fmt.Errorf("--fail-on: %w", err)
+	}
+	return &severityGate{min: sev}, nil
+}
+
+// severityGate counts anomalies at or above a severity for --fail-on.
+type severityGate struct {
+	min   transport.Severity
+	count int
+	first string // code of the first anomaly counted
+}
+
+func (g *severityGate) add(a transport.Anomaly) {
+	if g == nil || a.Severity < g.min {
+		return
+	}
+	if g.count == 0 {
+		g.first = a.Code
+	}
+	g.count++
+}
+
+func (g *severityGate) datagram(d *dissect.Datagram) {
+	if g == nil {
+		return
+	}
+	for _, a := range d.Anomalies {
+		g.add(a)
+	}
+}
+
+func (g *severityGate) events(ev []dissect.Event) {
+	if g == nil {
+		return
+	}
+	for _, e := range ev {
+		g.add(e.Anomaly)
+	}
+}
+
+// err is the findingError for exit status 1, or nil.
+func (g *severityGate) err() error {
+	if g == nil || g.count == 0 {
+		return nil
+	}
+	return &findingError{msg: fmt.Sprintf("--fail-on %s: %d anomalies at or above %s (first: %s)", g.min, g.count, g.min, g.first)}
+}
