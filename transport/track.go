@@ -38,6 +38,7 @@ func pieceKey(frag bool, idx uint8) uint16 {
 // sentMsg is one reliable message (all fragments of one seq).
 type sentMsg struct {
 	typ      Type
+	op       int16 // game opcode (first payload byte of the whole message), -1 until seen
 	seq      uint16
 	ext      int64 // seq unwrapped within its channel, to tell a wrapped reuse
 	frag     bool
@@ -213,13 +214,19 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		t.finishMsg(f, d, c, slot) // the seq came round again: a new message
 		ok = false
 	}
-	if ok && ch.slots[slot].typ != m.Type {
-		// Another message type cannot be a retransmission: the sender reused
-		// the seq (OpenBC's keepalives reuse low seq 0 of its Connect reply).
+	op := opcodeOf(m)
+	if ok && (ch.slots[slot].typ != m.Type || op >= 0 && ch.slots[slot].op >= 0 && ch.slots[slot].op != op) {
+		// Another message type or game opcode cannot be a retransmission:
+		// the sender reused the seq (OpenBC's keepalives reuse low seq 0 of
+		// its Connect reply; captures stitched from several sessions too).
 		old := &ch.slots[slot]
+		what, was := m.Type.Name(), old.typ.Name()
+		if old.typ == m.Type {
+			what, was = fmt.Sprintf("opcode 0x%02X", op), fmt.Sprintf("opcode 0x%02X", old.op)
+		}
 		t.msgAnom(f, i, m, CodeSeqReuse, SevWarn,
 			"%s %s seq %d reused by a %s message while %s (frame %d) still holds it; tracked as a new message",
-			d, c, m.Seq, m.Type.Name(), old.typ.Name(), old.frame)
+			d, c, m.Seq, what, was, old.frame)
 		t.finishMsg(f, d, c, slot)
 		ok = false
 	}
@@ -229,13 +236,16 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		}
 		slot = ch.alloc()
 		e := &ch.slots[slot]
-		e.typ, e.seq, e.ext, e.frag = m.Type, m.Seq, ext, m.Fragment
+		e.typ, e.seq, e.ext, e.frag, e.op = m.Type, m.Seq, ext, m.Fragment, -1
 		e.frame, e.msg, e.off, e.first = frame, int32(i), int32(m.Offset), ts
 		ch.bySeq[m.Seq] = slot
 		f.st.reliable[d]++
 	}
 	ch.touch(slot)
 	e := &ch.slots[slot]
+	if e.op < 0 {
+		e.op = op
+	}
 	h := t.msgHash(m)
 
 	if e.frag != m.Fragment {
@@ -478,4 +488,13 @@ func keyList(keys []uint16) string {
 		fmt.Fprintf(&b, "%d", k&0xFF)
 	}
 	return b.String()
+}
+
+// opcodeOf returns the game opcode m starts (an unfragmented data payload
+// or fragment 0), or -1.
+func opcodeOf(m *Message) int16 {
+	if m.Type != TypeData || m.Fragment && m.FragIdx != 0 || len(m.Payload) == 0 {
+		return -1
+	}
+	return int16(m.Payload[0])
 }
