@@ -40,6 +40,7 @@ type Dissector struct {
 	info   []transport.MsgInfo
 	anoms  []transport.MsgAnomaly
 	events []Event
+	hs     handshakes // checksum handshake per flow (handshake.go)
 }
 
 // New returns a Dissector.
@@ -145,6 +146,7 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 	if ev := d.track.Events(); len(ev) > 0 {
 		d.events = append(d.events, ev...)
 	}
+	d.analyzeHandshake(dg, transport.FlowKey{Client: tp.Client, Server: tp.Server})
 }
 
 func decodeMessages(dg *Datagram) {

@@ -1,0 +1,168 @@
+package dissect
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/transport"
+)
+
+// maxHandshakeFlows bounds the flows whose checksum handshake is followed
+// (the tracker's default MaxFlows). When it is reached, the least recently
+// active quarter is forgotten; such a flow's next checksum message starts a
+// partial handshake, which raises no order findings until it has a position.
+const maxHandshakeFlows = 256
+
+// handshakes follows the checksum handshake of every flow (issue 4): the
+// per-flow checksum.Handshake analyzers and the manifest's name resolver.
+// The zero value is ready. Only Advance uses it, from one goroutine.
+type handshakes struct {
+	flows    map[transport.FlowKey]*hsFlow
+	resolver *checksum.Resolver // built on first use when a manifest is set
+	found    []checksum.Finding // scratch, reused
+	ages     []int              // scratch for eviction
+}
+
+// hsFlow is the handshake state of one flow.
+type hsFlow struct {
+	hs      checksum.Handshake
+	connect bool // a Connect (request or assignment) of this flow was seen
+	last    int  // frame of the last datagram that touched it
+}
+
+// analyzeHandshake feeds the delivered game payloads of dg to its flow's
+// handshake analyzer, turns the findings into anomalies on dg, and names
+// the hashes of checksum responses from the manifest. Retransmitted copies
+// are skipped (the first send was fed); a fragmented message is fed once,
+// reassembled, on the datagram that completed it.
+func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
+	if d.manifest != nil {
+		d.resolveNames(dg)
+	}
+	if !handshakeRelevant(dg) {
+		return // most datagrams: no map lookup
+	}
+	s := &d.hs
+	f := s.flows[key]
+	fromHost := dg.Dir == S2C
+	for i := range dg.Transport.Messages {
+		tm := &dg.Transport.Messages[i]
+		m := &dg.Msgs[i]
+		switch {
+		case tm.Type == transport.TypeConnect && !m.Track.Retransmit:
+			if f == nil || dg.Dir == C2S && dg.Transport.PeerID == 0xFF {
+				// A client's Connect request starts a new handshake.
+				f = s.flow(key, f)
+			}
+			f.connect = true
+		case tm.Type == transport.TypeData:
+			if !tm.Fragment && !m.Track.Retransmit && len(tm.Payload) > 0 {
+				f = s.feed(d, f, key, dg, i, tm.Payload, tm.PayloadOff, fromHost)
+			}
+			if r := m.Reassembled; r != nil && len(r.Payload) > 0 {
+				f = s.feed(d, f, key, dg, i, r.Payload, transport.NoOffset, fromHost)
+			}
+		}
+	}
+	if f != nil {
+		f.last = dg.Frame
+	}
+}
+
+// feed runs one payload through the flow's analyzer; off is the payload's
+// offset in the datagram, or NoOffset for a reassembled payload.
+func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Datagram, i int, p []byte, off int, fromHost bool) *hsFlow {
+	if !checksumOpcode(p[0]) && !(fromHost && gameStartOpcode(p[0])) {
+		return f
+	}
+	if f == nil {
+		if !checksumOpcode(p[0]) {
+			// Settings/GameInit on a flow with no Connect and no checksum
+			// message seen: a partial handshake flags nothing.
+			return nil
+		}
+		f = s.flow(key, nil)
+	}
+	f.hs.Manifest = d.manifest
+	f.hs.Partial = !f.connect
+	s.found = f.hs.Feed(s.found[:0], fromHost, p)
+	for _, fd := range s.found {
+		a := Anomaly{
+			Code: fd.Code, Severity: transport.Severity(fd.Severity),
+			Message: fd.Message, Offset: transport.NoOffset, Msg: i + 1,
+		}
+		switch {
+		case fd.Off == checksum.NoOffset:
+		case off == transport.NoOffset:
+			a.Message += " (in the reassembled payload at offset " + strconv.Itoa(fd.Off) + ")"
+		default:
+			a.Offset = off + fd.Off
+		}
+		dg.Anomalies = append(dg.Anomalies, a)
+		d.track.CountAnomaly(key, fd.Code)
+	}
+	return f
+}
+
+// flow returns a fresh state for key (replacing old, if any), making room
+// under maxHandshakeFlows.
+func (s *handshakes) flow(key transport.FlowKey, old *hsFlow) *hsFlow {
+	if old != nil {
+		*old = hsFlow{}
+		return old
+	}
+	if s.flows == nil {
+		s.flows = make(map[transport.FlowKey]*hsFlow)
+	}
+	if len(s.flows) >= maxHandshakeFlows {
+		s.evict()
+	}
+	f := new(hsFlow)
+	s.flows[key] = f
+	return f
+}
+
+// evict forgets the least recently active quarter of the flows, so a
+// capture with many flows pays for one sort per maxHandshakeFlows/4 new
+// flows.
+func (s *handshakes) evict() {
+	s.ages = s.ages[:0]
+	for _, f := range s.flows {
+		s.ages = append(s.ages, f.last)
+	}
+	slices.Sort(s.ages)
+	cut := s.ages[len(s.ages)/4]
+	for k, f := range s.flows {
+		if f.last <= cut {
+			delete(s.flows, k)
+		}
+	}
+}
+
+// handshakeRelevant reports whether dg carries anything the analyzer
+// reads: a Connect, a checksum opcode, a host's Settings or GameInit, or a
+// reassembled payload.
+func handshakeRelevant(dg *Datagram) bool {
+	for i := range dg.Transport.Messages {
+		tm := &dg.Transport.Messages[i]
+		switch {
+		case tm.Type == transport.TypeConnect:
+			return true
+		case tm.Type != transport.TypeData:
+		case dg.Msgs[i].Reassembled != nil:
+			return true
+		case tm.Fragment || len(tm.Payload) == 0:
+		case checksumOpcode(tm.Payload[0]), dg.Dir == S2C && gameStartOpcode(tm.Payload[0]):
+			return true
+		}
+	}
+	return false
+}
+
+func checksumOpcode(op byte) bool {
+	return op == checksum.OpRequest || op == checksum.OpResponse || op == checksum.OpComplete
+}
+
+// gameStartOpcode: Settings 0x00 and GameInit 0x01 end the handshake.
+func gameStartOpcode(op byte) bool { return op <= 0x01 }
