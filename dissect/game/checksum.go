@@ -140,17 +140,26 @@ func (v *checksumRespFields) EndDir(depth, _ int) {
 }
 
 // summarizeChecksumResp: round=2 102 files 1 dir (totals over the tree).
+// When the dissector named the hashes from a manifest, the directory and a
+// lone file are named too: round=0 dir=scripts 1 file App.pyc.
 func summarizeChecksumResp(dst, _ []byte, f *Fields) []byte {
 	rf, ok := f.Get("round")
 	if !ok {
 		return dst
 	}
 	dst = appendRound(dst, uint8(rf.U))
+	if df, ok := f.Get("dir_hash"); ok && df.Note != "" {
+		dst = append(append(dst, " dir="...), df.Note...)
+	}
 	files, dirs := 0, -1
+	fileName := ""
 	for i := range f.List {
 		switch f.List[i].Name {
 		case "content_hash":
 			files++
+			if i > 0 && f.List[i-1].Name == "name_hash" {
+				fileName = f.List[i-1].Note
+			}
 		case "file_count":
 			dirs++
 		}
@@ -159,6 +168,9 @@ func summarizeChecksumResp(dst, _ []byte, f *Fields) []byte {
 		return dst // the tree did not start
 	}
 	dst = appendCount(append(dst, ' '), files, "file", "files")
+	if files == 1 && fileName != "" {
+		dst = append(append(dst, ' '), fileName...)
+	}
 	if dirs > 0 {
 		dst = appendCount(append(dst, ' '), dirs, "dir", "dirs")
 	}
