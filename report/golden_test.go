@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 )
@@ -16,6 +17,12 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // render decodes a capture with the given reporter, as `bcdump read` does.
 func render(t *testing.T, path string, mk func(w *bytes.Buffer) Reporter) []byte {
 	t.Helper()
+	return renderWith(t, path, dissect.Options{}, mk)
+}
+
+// renderWith is render with dissector options (e.g. --manifest).
+func renderWith(t *testing.T, path string, opt dissect.Options, mk func(w *bytes.Buffer) Reporter) []byte {
+	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +30,7 @@ func render(t *testing.T, path string, mk func(w *bytes.Buffer) Reporter) []byte
 	defer r.Close()
 	var buf bytes.Buffer
 	rep := mk(&buf)
-	d := dissect.New(dissect.Options{})
+	d := dissect.New(opt)
 	if err := d.Run(r, rep.Datagram); err != nil {
 		t.Fatal(err)
 	}
@@ -86,5 +93,22 @@ func TestGoldenSharedCaptures(t *testing.T) {
 				checkGolden(t, c+"."+f.name, render(t, filepath.Join(dir, c+".pcap"), f.mk))
 			})
 		}
+	}
+}
+
+// With vanilla-1.1.json the checksum hashes of the stock excerpts are named
+// and the four captured content hashes that differ from it are notes
+// (protocol-facts 9.4), as `bcdump read --manifest` shows them.
+func TestGoldenManifest(t *testing.T) {
+	shared := sharedDir(t)
+	m, err := checksum.LoadFile(filepath.Join(shared, "data", "vanilla-1.1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(shared, "captures", "stock-excerpts.pcap")
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			checkGolden(t, "stock-excerpts-manifest."+f.name, renderWith(t, path, dissect.Options{Manifest: m}, f.mk))
+		})
 	}
 }
