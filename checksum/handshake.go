@@ -35,9 +35,14 @@ type Handshake struct {
 // finding, while its late arrival still matches.
 type pendingReq struct {
 	round    uint8
-	dir      string
+	dir      string // TrimDir of the directory, cut to maxDirText (for messages)
+	dirHash  uint32 // StringHash of the whole TrimDir'd directory
 	reported bool
 }
+
+// maxDirText caps the directory text a pending request keeps for messages,
+// so hostile 64 KB directory strings do not pile up across flows.
+const maxDirText = 128
 
 // waiting returns the newest request not yet answered nor reported.
 func (h *Handshake) waiting() (uint8, bool) {
@@ -122,7 +127,17 @@ func (h *Handshake) request(dst []Finding, p []byte) []Finding {
 	if len(h.pending) == maxPending {
 		h.pending = append(h.pending[:0], h.pending[1:]...)
 	}
-	h.pending = append(h.pending, pendingReq{round: r.Round, dir: string(r.Dir)})
+	dir := r.Dir
+	for len(dir) > 0 && dir[len(dir)-1] == '/' {
+		dir = dir[:len(dir)-1]
+	}
+	req := pendingReq{round: r.Round, dirHash: StringHashBytes(dir)}
+	if len(dir) > maxDirText {
+		req.dir = string(dir[:maxDirText]) + "..."
+	} else {
+		req.dir = string(dir)
+	}
+	h.pending = append(h.pending, req)
 	h.lastReq = r.Round
 	return dst
 }
@@ -157,10 +172,10 @@ func (h *Handshake) response(dst []Finding, p []byte) []Finding {
 	req, found := h.take(hdr.Round)
 	switch {
 	case found:
-		if want := StringHash(TrimDir(req.dir)); hdr.DirHash != want {
+		if hdr.DirHash != req.dirHash {
 			dst = append(dst, finding(CodeDirHash, round, hdr.DirOff,
 				"round %s dir_hash 0x%08X, want 0x%08X = StringHash(%q)",
-				RoundName(hdr.Round), hdr.DirHash, want, TrimDir(req.dir)))
+				RoundName(hdr.Round), hdr.DirHash, req.dirHash, req.dir))
 		}
 		if hdr.Round == h.lastReq {
 			h.answered = true

@@ -304,3 +304,28 @@ func TestHandshakeOpenBC(t *testing.T) {
 		t.Errorf("findings %v, want %v", count, want)
 	}
 }
+
+// A pending request keeps only a capped copy of its directory: hostile
+// 64 KB directory strings must not pile up (maxPending per flow), while the
+// dir_hash check still uses the whole string.
+func TestHandshakeLongDirectory(t *testing.T) {
+	dir := make([]byte, 60000)
+	for i := range dir {
+		dir[i] = 'a' + byte(i%26)
+	}
+	var h Handshake
+	h.Feed(nil, true, AppendRequest(nil, &Request{Round: 0, Dir: dir, Filter: []byte("App.pyc")}))
+	if got := len(h.pending[0].dir); got > maxDirText+3 {
+		t.Errorf("pending directory text is %d bytes, want at most %d", got, maxDirText+3)
+	}
+	good := &Response{Round: 0, HasRef: true, RefHash: VersionHash, DirHash: StringHashBytes(dir)}
+	if fs := h.Feed(nil, false, AppendResponse(nil, good)); len(fs) != 0 {
+		t.Errorf("matching dir_hash: findings %v", fs)
+	}
+	h.Feed(nil, true, AppendRequest(nil, &Request{Round: 1, Dir: dir, Filter: []byte("x")}))
+	bad := &Response{Round: 1, DirHash: 1}
+	fs := h.Feed(nil, false, AppendResponse(nil, bad))
+	if len(fs) != 1 || fs[0].Code != CodeDirHash || len(fs[0].Message) > 300 {
+		t.Errorf("wrong dir_hash: findings %v", fs)
+	}
+}
