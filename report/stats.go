@@ -1,35 +1,512 @@
 package report
 
 import (
-	"errors"
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
 )
 
 // Stats collects what `bcdump stats` prints (and `bcdump live` prints on
 // exit): per-flow tables, opcode counts per direction and anomaly totals.
 // It is a Reporter: feed it every datagram and the end events, then the
-// flows of each capture, then write it.
+// flows of each capture (AddFlows), then write it. Several captures may be
+// fed into one Stats; their counts add up and their flows are listed with
+// the capture they came from.
 //
-// Placeholder API: being built (issue 3).
-type Stats struct{}
+// Datagram runs once per packet and does not allocate once every anomaly
+// code has been seen: counters live in fixed arrays indexed by direction
+// and opcode byte.
+type Stats struct {
+	sources []string
+	flows   []statsFlow
+
+	first, last time.Time
+	seen        bool
+	game        [2]uint64 // game datagrams by direction (0 c2s, 1 s2c)
+	gameBytes   [2]uint64 // their UDP payload bytes
+	gamespy     [2]uint64
+
+	// ops counts game messages by opcode byte: unfragmented messages on
+	// their first send (retransmitted copies skipped) and reassembled
+	// messages where they were delivered.
+	ops [2][256]uint64
+
+	anoms map[anomKey]uint64 // datagram anomalies and events
+}
+
+type statsFlow struct {
+	source string
+	transport.FlowStats
+}
+
+type anomKey struct {
+	code string
+	sev  transport.Severity
+}
 
 // NewStats returns an empty collector.
-func NewStats() *Stats { return &Stats{} }
+func NewStats() *Stats { return &Stats{anoms: make(map[anomKey]uint64)} }
+
+func dirIndex(d dissect.Dir) int {
+	if d == dissect.S2C {
+		return 1
+	}
+	return 0
+}
 
 // Datagram counts d's opcodes and anomalies.
-func (s *Stats) Datagram(d *dissect.Datagram) error { return nil }
+func (s *Stats) Datagram(d *dissect.Datagram) error {
+	if !s.seen || d.Time.Before(s.first) {
+		s.first = d.Time
+	}
+	if !s.seen || d.Time.After(s.last) {
+		s.last = d.Time
+	}
+	s.seen = true
+	di := dirIndex(d.Dir)
+	if d.Kind == dissect.KindGameSpy {
+		s.gamespy[di]++
+	} else {
+		s.game[di]++
+		s.gameBytes[di] += uint64(len(d.Raw))
+		ops := &s.ops[di]
+		for i := range d.Transport.Messages {
+			if i >= len(d.Msgs) {
+				break
+			}
+			m, dm := &d.Transport.Messages[i], &d.Msgs[i]
+			if m.Type != transport.TypeData {
+				continue
+			}
+			if !m.Fragment && !dm.Track.Retransmit && dm.Opcode != nil {
+				ops[dm.Opcode.Code]++
+			}
+			if r := dm.Reassembled; r != nil && r.Opcode != nil {
+				ops[r.Opcode.Code]++
+			}
+		}
+	}
+	for i := range d.Anomalies {
+		a := &d.Anomalies[i]
+		s.anoms[anomKey{a.Code, a.Severity}]++
+	}
+	return nil
+}
 
-// Finish records the end-of-capture events.
-func (s *Stats) Finish(end []dissect.Event) error { return nil }
+// Finish records end-of-capture events. It only adds, so a live capture may
+// call it with every batch of Dissector.TakeEvents.
+func (s *Stats) Finish(end []dissect.Event) error {
+	for i := range end {
+		s.anoms[anomKey{end[i].Code, end[i].Severity}]++
+	}
+	return nil
+}
 
 // AddFlows records the flows of one capture (source names it).
-func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {}
+func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {
+	s.sources = append(s.sources, source)
+	for _, f := range flows {
+		s.flows = append(s.flows, statsFlow{source: source, FlowStats: f})
+	}
+}
 
-// WriteTable writes the tables (tablewriter).
-func (s *Stats) WriteTable(w io.Writer, pal Palette) error { return errors.New("stats: not implemented yet") }
+// The JSON document of `bcdump stats --format json`. Key names are a
+// contract like the read output's: new keys may be added, none renamed.
+// Durations are milliseconds, times RFC 3339 in UTC.
+type statsDoc struct {
+	Sources   []string     `json:"sources"`
+	Totals    totalsDoc    `json:"totals"`
+	Flows     []flowDoc    `json:"flows"`
+	Opcodes   []opcodeDoc  `json:"opcodes"`
+	Anomalies []anomalyDoc `json:"anomalies"`
+}
 
-// WriteJSON writes everything as one JSON document.
-func (s *Stats) WriteJSON(w io.Writer) error { return errors.New("stats: not implemented yet") }
+type totalsDoc struct {
+	First            *string  `json:"first"`
+	Last             *string  `json:"last"`
+	DurationMs       float64  `json:"duration_ms"`
+	Flows            int      `json:"flows"`
+	GameDatagrams    dirCount `json:"game_datagrams"`
+	GameBytes        dirCount `json:"game_bytes"`
+	GamespyDatagrams dirCount `json:"gamespy_datagrams"`
+	Anomalies        uint64   `json:"anomalies"`
+}
+
+type dirCount struct {
+	C2S uint64 `json:"c2s"`
+	S2C uint64 `json:"s2c"`
+}
+
+type flowDoc struct {
+	Source     string       `json:"source"`
+	Flow       uint32       `json:"flow"`
+	Other      bool         `json:"other,omitempty"` // sum of finished flows beyond the tracker's limit
+	FlowsIn    int          `json:"flows_summed,omitempty"`
+	Client     string       `json:"client,omitempty"`
+	Server     string       `json:"server,omitempty"`
+	PeerID     *uint8       `json:"peer_id"`
+	PeerIDFrom string       `json:"peer_id_from,omitempty"`
+	PlayerName string       `json:"player_name"`
+	First      string       `json:"first"`
+	Last       string       `json:"last"`
+	DurationMs float64      `json:"duration_ms"`
+	Finished   bool         `json:"finished"`
+	C2S        flowDirDoc   `json:"c2s"`
+	S2C        flowDirDoc   `json:"s2c"`
+	RTT        rttDoc       `json:"rtt"`
+	Anomalies  []anomalyDoc `json:"anomalies"`
+}
+
+type flowDirDoc struct {
+	Datagrams         uint64 `json:"datagrams"`
+	Bytes             uint64 `json:"bytes"`
+	Acks              uint64 `json:"acks"`
+	Reliable          uint64 `json:"reliable"`
+	Retransmissions   uint64 `json:"retransmissions"`
+	RetransmittedMsgs uint64 `json:"retransmitted_msgs"`
+	Keepalives        uint64 `json:"keepalives"`
+	Fragments         uint64 `json:"fragments"`
+	Reassembled       uint64 `json:"reassembled"`
+	PeerIDMismatches  uint64 `json:"peer_id_mismatches"`
+}
+
+type rttDoc struct {
+	Count   uint64   `json:"count"`
+	P50Ms   *float64 `json:"p50_ms"` // null without samples (or for summed flows)
+	P95Ms   *float64 `json:"p95_ms"`
+	MaxMs   *float64 `json:"max_ms"`
+	Sampled bool     `json:"sampled"` // percentiles cover only the first samples
+}
+
+type opcodeDoc struct {
+	Opcode uint8  `json:"opcode"`
+	Hex    string `json:"opcode_hex"`
+	Name   string `json:"opcode_name"`
+	Known  bool   `json:"known"` // false for the free and mod ranges
+	C2S    uint64 `json:"c2s"`
+	S2C    uint64 `json:"s2c"`
+}
+
+type anomalyDoc struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Count    uint64 `json:"count"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// doc builds the summary both writers print.
+func (s *Stats) doc() *statsDoc {
+	d := &statsDoc{Sources: slices.Clone(s.sources), Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
+	if d.Sources == nil {
+		d.Sources = []string{}
+	}
+	t := &d.Totals
+	if s.seen {
+		f, l := stamp(s.first), stamp(s.last)
+		t.First, t.Last, t.DurationMs = &f, &l, ms(s.last.Sub(s.first))
+	}
+	t.GameDatagrams = dirCount{s.game[0], s.game[1]}
+	t.GameBytes = dirCount{s.gameBytes[0], s.gameBytes[1]}
+	t.GamespyDatagrams = dirCount{s.gamespy[0], s.gamespy[1]}
+
+	// Severity of a code as seen in the traffic (the highest, if several).
+	sev := map[string]transport.Severity{}
+	for k, n := range s.anoms {
+		t.Anomalies += n
+		sev[k.code] = max(sev[k.code], k.sev)
+	}
+	d.Anomalies = anomalyList(s.anoms)
+
+	for i := range s.flows {
+		f := &s.flows[i]
+		if f.Other {
+			t.Flows += f.Flows
+		} else {
+			t.Flows++
+		}
+		d.Flows = append(d.Flows, flowDocOf(f, sev))
+	}
+	for op := range 256 {
+		c2s, s2c := s.ops[0][op], s.ops[1][op]
+		if c2s == 0 && s2c == 0 {
+			continue
+		}
+		o := game.Lookup(uint8(op))
+		d.Opcodes = append(d.Opcodes, opcodeDoc{Opcode: uint8(op), Hex: fmt.Sprintf("0x%02X", op),
+			Name: o.Name, Known: o.Known, C2S: c2s, S2C: s2c})
+	}
+	return d
+}
+
+// anomalyList orders anomaly counts by severity (errors first), then code.
+func anomalyList(m map[anomKey]uint64) []anomalyDoc {
+	keys := make([]anomKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b anomKey) int {
+		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(a.code, b.code))
+	})
+	out := make([]anomalyDoc, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, anomalyDoc{Code: k.code, Severity: sevName(k.sev), Count: m[k]})
+	}
+	return out
+}
+
+func sevName(s transport.Severity) string {
+	if s == 0 {
+		return "" // a code counted by the tracker but never seen here
+	}
+	return s.String()
+}
+
+func flowDocOf(f *statsFlow, sev map[string]transport.Severity) flowDoc {
+	fd := flowDoc{
+		Source: f.source, Flow: uint32(f.ID), Other: f.Other, PeerIDFrom: f.PeerIDFrom, PlayerName: f.PlayerName,
+		First: stamp(f.First), Last: stamp(f.Last), DurationMs: ms(f.Last.Sub(f.First)), Finished: f.Finished,
+		C2S: flowDirOf(&f.FlowStats, transport.C2S), S2C: flowDirOf(&f.FlowStats, transport.S2C),
+	}
+	if f.Other {
+		fd.FlowsIn = f.Flows
+	} else {
+		fd.Client, fd.Server = f.Client.String(), f.Server.String()
+	}
+	if f.HasPeerID {
+		id := f.PeerID
+		fd.PeerID = &id
+	}
+	r := &fd.RTT
+	r.Count, r.Sampled = f.RTTCount, f.RTTSampled
+	if f.RTTCount > 0 {
+		mx := ms(f.RTTMax)
+		r.MaxMs = &mx
+		if !f.Other {
+			p50, p95 := ms(f.RTTP50), ms(f.RTTP95)
+			r.P50Ms, r.P95Ms = &p50, &p95
+		}
+	}
+	m := make(map[anomKey]uint64, len(f.Anomalies))
+	for code, n := range f.Anomalies {
+		m[anomKey{code, sev[code]}] += uint64(n)
+	}
+	fd.Anomalies = anomalyList(m)
+	return fd
+}
+
+func flowDirOf(f *transport.FlowStats, d transport.Dir) flowDirDoc {
+	return flowDirDoc{
+		Datagrams: f.Datagrams[d], Bytes: f.Bytes[d], Acks: f.Acks[d], Reliable: f.Reliable[d],
+		Retransmissions: f.Retransmissions[d], RetransmittedMsgs: f.RetransmittedMsgs[d],
+		Keepalives: f.Keepalives[d], Fragments: f.Fragments[d], Reassembled: f.Reassembled[d],
+		PeerIDMismatches: f.PeerIDMismatches[d],
+	}
+}
+
+// WriteJSON writes everything as one (indented) JSON document.
+func (s *Stats) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s.doc())
+}
+
+// WriteTable writes the summary as text tables that fit 100 columns: the
+// totals, one table per flow (metrics by direction, anomalies by code),
+// the opcode counts and the anomaly totals. Player names are quoted so
+// bytes from the wire cannot drive the terminal.
+func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
+	d := s.doc()
+	bw := bufio.NewWriter(w)
+	p := &pal
+	t := &d.Totals
+
+	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	if t.First != nil {
+		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *t.First, *t.Last, fmtMs(t.DurationMs))
+	}
+	tb := newStatsTable(bw, "totals", "c2s", "s2c", "total")
+	tb.row("game datagrams", t.GameDatagrams.C2S, t.GameDatagrams.S2C)
+	tb.row("game bytes", t.GameBytes.C2S, t.GameBytes.S2C)
+	tb.row("GameSpy datagrams", t.GamespyDatagrams.C2S, t.GamespyDatagrams.S2C)
+	tb.total("flows", uint64(t.Flows))
+	tb.total("anomalies", t.Anomalies)
+	if err := tb.render(); err != nil {
+		return err
+	}
+
+	for i := range d.Flows {
+		if err := writeFlowTable(bw, p, &d.Flows[i]); err != nil {
+			return err
+		}
+	}
+
+	fmt.Fprintf(bw, "\nOpcodes (first sends and reassembled messages; retransmitted copies not counted)\n")
+	ot := newTable(bw, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight}, "opcode", "name", "c2s", "s2c")
+	for _, o := range d.Opcodes {
+		if err := ot.Append(o.Hex, o.Name, u(o.C2S), u(o.S2C)); err != nil {
+			return err
+		}
+	}
+	if len(d.Opcodes) == 0 {
+		if err := ot.Append("-", "none", "", ""); err != nil {
+			return err
+		}
+	}
+	if err := ot.Render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(bw, "\nAnomalies (on datagrams and at the end of each capture)\n")
+	at := newTable(bw, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight}, "code", "severity", "count")
+	for _, a := range d.Anomalies {
+		if err := at.Append(p.paintSev(a.Code, a.Severity), p.paintSev(a.Severity, a.Severity), u(a.Count)); err != nil {
+			return err
+		}
+	}
+	if len(d.Anomalies) == 0 {
+		if err := at.Append("none", "", ""); err != nil {
+			return err
+		}
+	}
+	if err := at.Render(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func writeFlowTable(w io.Writer, p *Palette, f *flowDoc) error {
+	if f.Other {
+		fmt.Fprintf(w, "\nOther flows (%s): %d finished flows beyond the tracker's limit, summed\n", f.Source, f.FlowsIn)
+	} else {
+		fmt.Fprintf(w, "\nFlow %d (%s)\n", f.Flow, f.Source)
+		fmt.Fprintf(w, "  client  %s\n  server  %s\n", f.Client, f.Server)
+		peer := "unknown"
+		if f.PeerID != nil {
+			peer = fmt.Sprintf("%d (from %s)", *f.PeerID, f.PeerIDFrom)
+		}
+		player := "unknown"
+		if f.PlayerName != "" {
+			player = strconv.QuoteToGraphic(f.PlayerName)
+		}
+		fmt.Fprintf(w, "  peer    %s, player %s\n", peer, player)
+	}
+	state := "active at the end"
+	if f.Finished {
+		state = "finished"
+	}
+	fmt.Fprintf(w, "  time    %s .. %s (%s, %s)\n", f.First, f.Last, fmtMs(f.DurationMs), state)
+	r := &f.RTT
+	switch {
+	case r.Count == 0:
+		fmt.Fprintf(w, "  rtt     no samples\n")
+	case r.P50Ms == nil:
+		fmt.Fprintf(w, "  rtt     max %s (%d samples)\n", fmtMs(*r.MaxMs), r.Count)
+	default:
+		sampled := ""
+		if r.Sampled {
+			sampled = ", percentiles over the first samples"
+		}
+		fmt.Fprintf(w, "  rtt     p50 %s  p95 %s  max %s (%d samples%s)\n",
+			fmtMs(*r.P50Ms), fmtMs(*r.P95Ms), fmtMs(*r.MaxMs), r.Count, sampled)
+	}
+	tb := newStatsTable(w, "traffic", "c2s", "s2c", "total")
+	c, s := &f.C2S, &f.S2C
+	tb.row("datagrams", c.Datagrams, s.Datagrams)
+	tb.row("bytes", c.Bytes, s.Bytes)
+	tb.row("ACKs", c.Acks, s.Acks)
+	tb.row("reliable messages", c.Reliable, s.Reliable)
+	tb.row("retransmissions", c.Retransmissions, s.Retransmissions)
+	tb.row("retransmitted messages", c.RetransmittedMsgs, s.RetransmittedMsgs)
+	tb.row("keepalives", c.Keepalives, s.Keepalives)
+	tb.row("fragments", c.Fragments, s.Fragments)
+	tb.row("reassembled messages", c.Reassembled, s.Reassembled)
+	tb.row("peer id mismatches", c.PeerIDMismatches, s.PeerIDMismatches)
+	for _, a := range f.Anomalies {
+		label := "anomaly " + a.Code
+		if a.Severity != "" {
+			label += " (" + a.Severity + ")"
+		}
+		tb.total(p.paintSev(label, a.Severity), a.Count)
+	}
+	return tb.render()
+}
+
+func fmtMs(v float64) string {
+	return time.Duration(v * float64(time.Millisecond)).Round(time.Microsecond).String()
+}
+
+func u(v uint64) string { return strconv.FormatUint(v, 10) }
+
+func (p *Palette) paintSev(s, sev string) string {
+	if !p.on {
+		return s
+	}
+	sv, err := transport.ParseSeverity(sev)
+	if err != nil {
+		return s
+	}
+	return string(p.paint(nil, p.severity(sv), []byte(s)))
+}
+
+// newTable returns an ASCII table (plain characters for any terminal and
+// for diffs) with the given column alignments.
+func newTable(w io.Writer, align []tw.Align, header ...any) *tablewriter.Table {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	t.Header(header...)
+	return t
+}
+
+// statsTable is a metric | c2s | s2c | total table; the first failing
+// Append is kept for render.
+type statsTable struct {
+	t   *tablewriter.Table
+	err error
+}
+
+func newStatsTable(w io.Writer, header ...any) *statsTable {
+	return &statsTable{t: newTable(w, []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight}, header...)}
+}
+
+func (t *statsTable) row(label string, c2s, s2c uint64) {
+	if t.err == nil {
+		t.err = t.t.Append(label, u(c2s), u(s2c), u(c2s+s2c))
+	}
+}
+
+// total adds a row with no direction.
+func (t *statsTable) total(label string, v uint64) {
+	if t.err == nil {
+		t.err = t.t.Append(label, "", "", u(v))
+	}
+}
+
+func (t *statsTable) render() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.t.Render()
+}
