@@ -14,6 +14,12 @@ import (
 // partial handshake, which raises no order findings until it has a position.
 const maxHandshakeFlows = 256
 
+// maxFindingsPerCode caps the anomalies one payload gets for a run of the
+// same finding code (a modded client's answer can hold hundreds of files
+// the manifest does not know); the rest are folded into one anomaly that
+// counts them. The flow statistics count every finding.
+const maxFindingsPerCode = 8
+
 // handshakes follows the checksum handshake of every flow (issue 4): the
 // per-flow checksum.Handshake analyzers and the manifest's name resolver.
 // The zero value is ready. Only Advance uses it, from one goroutine.
@@ -87,7 +93,25 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Da
 	f.hs.Manifest = d.manifest
 	f.hs.Partial = !f.connect
 	s.found = f.hs.Feed(s.found[:0], fromHost, p)
-	for _, fd := range s.found {
+	same, folded := 0, 0
+	for j, fd := range s.found {
+		d.track.CountAnomaly(key, fd.Code)
+		if j > 0 && fd.Code == s.found[j-1].Code {
+			same++
+		} else {
+			same = 0
+		}
+		if same >= maxFindingsPerCode {
+			folded++
+			if j+1 == len(s.found) || s.found[j+1].Code != fd.Code {
+				dg.Anomalies = append(dg.Anomalies, Anomaly{
+					Code: fd.Code, Severity: transport.Severity(fd.Severity), Offset: transport.NoOffset, Msg: i + 1,
+					Message: strconv.Itoa(folded) + " more " + fd.Code + " findings in this payload (not listed)",
+				})
+				folded = 0
+			}
+			continue
+		}
 		a := Anomaly{
 			Code: fd.Code, Severity: transport.Severity(fd.Severity),
 			Message: fd.Message, Offset: transport.NoOffset, Msg: i + 1,
@@ -100,7 +124,6 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Da
 			a.Offset = off + fd.Off
 		}
 		dg.Anomalies = append(dg.Anomalies, a)
-		d.track.CountAnomaly(key, fd.Code)
 	}
 	return f
 }
