@@ -1,18 +1,109 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report"
 )
 
-// newStatsCmd is a placeholder until the command is built.
+type statsOptions struct {
+	decodeFlags
+	format string
+	color  string
+}
+
 func newStatsCmd(s *streams) *cobra.Command {
-	_ = s
-	return &cobra.Command{
-		Use:    "stats FILE...",
-		Short:  "Summarize captures per flow: traffic, reliability, RTT, opcodes, anomalies",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("stats: not implemented yet") },
+	o := &statsOptions{}
+	cmd := &cobra.Command{
+		Use:   "stats FILE...",
+		Short: "Summarize captures per flow: traffic, reliability, RTT, opcodes, anomalies",
+		Long: `Decode one or more captures and summarize them: per flow (client endpoint
+talking to a game server) the peer id and player name, first and last time,
+datagrams and bytes each way, reliable messages, retransmissions, fragments
+and reassembled messages, RTT percentiles and anomalies by code; then the
+game opcodes counted per direction (a retransmitted copy counts once, a
+fragmented message once when reassembled) and the anomaly totals.
+
+Several files are added up; each flow names the file it came from.
+Formats: table (text tables), json (one JSON document, see README).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStats(s, o, args) },
 	}
+	f := cmd.Flags()
+	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	o.decodeFlags.register(f)
+	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	return cmd
+}
+
+func runStats(s *streams, o *statsOptions, files []string) error {
+	if o.format != "table" && o.format != "json" {
+		return fmt.Errorf("--format must be table or json, not %q", o.format)
+	}
+	on, err := useColor(o.color, s.out)
+	if err != nil {
+		return err
+	}
+	opt, err := o.options()
+	if err != nil {
+		return err
+	}
+	gate, err := o.gate()
+	if err != nil {
+		return err
+	}
+	st := report.NewStats()
+	var readErr error
+	for _, name := range files {
+		var opened bool
+		if opened, readErr = statsOne(s, name, opt, st, gate); readErr != nil {
+			if !opened {
+				return readErr // nothing to summarize that the user asked for
+			}
+			break
+		}
+	}
+	if o.format == "json" {
+		err = st.WriteJSON(s.out)
+	} else {
+		err = st.WriteTable(s.out, report.NewPalette(on))
+	}
+	if readErr != nil {
+		return readErr
+	}
+	if err != nil {
+		return err
+	}
+	return gate.err()
+}
+
+// statsOne adds one capture to st. A capture that breaks off (cut short
+// while recording) is summarized up to the break, like tshark does, and its
+// error returned: the caller prints the summary, then fails. A file that
+// cannot be opened (opened false) stops the command without a summary.
+func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, gate *severityGate) (opened bool, err error) {
+	r, err := openCapture(s, name, opt.Ports)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	d := dissect.New(opt)
+	runErr := d.Run(r, func(dg *dissect.Datagram) error {
+		gate.datagram(dg)
+		return st.Datagram(dg)
+	})
+	end := d.Finish()
+	gate.events(end)
+	if err := st.Finish(end); err != nil && runErr == nil {
+		runErr = err
+	}
+	source := name
+	if name == "-" {
+		source = "stdin"
+	}
+	st.AddFlows(source, d.Flows())
+	return true, runErr
 }

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// statsDoc is the part of the stats JSON the command tests look at.
+type statsDoc struct {
+	Sources []string `json:"sources"`
+	Totals  struct {
+		Flows         int `json:"flows"`
+		Anomalies     int `json:"anomalies"`
+		GameDatagrams struct {
+			C2S int `json:"c2s"`
+			S2C int `json:"s2c"`
+		} `json:"game_datagrams"`
+	} `json:"totals"`
+	Flows []struct {
+		Source     string `json:"source"`
+		Flow       int    `json:"flow"`
+		PlayerName string `json:"player_name"`
+		C2S        struct {
+			Retransmissions int `json:"retransmissions"`
+			Reassembled     int `json:"reassembled"`
+		} `json:"c2s"`
+		Anomalies []statsAnomaly `json:"anomalies"`
+	} `json:"flows"`
+	Opcodes []struct {
+		Hex  string `json:"opcode_hex"`
+		Name string `json:"opcode_name"`
+		C2S  int    `json:"c2s"`
+		S2C  int    `json:"s2c"`
+	} `json:"opcodes"`
+	Anomalies []statsAnomaly `json:"anomalies"`
+}
+
+type statsAnomaly struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Count    int    `json:"count"`
+}
+
+func parseStats(t *testing.T, out string) *statsDoc {
+	t.Helper()
+	var d statsDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("stats JSON: %v\n%s", err, out)
+	}
+	return &d
+}
+
+func TestStatsFormats(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"stats", samplePcap}, []string{"Flow 1 (" + samplePcap + ")", "player \"Cady2\"", "| 0x21   | ChecksumResp", "reassembled messages"}},
+		{[]string{"stats", "--format", "table", "--color", "never", samplePcap}, []string{"Opcodes", "Anomalies", "| none"}},
+		{[]string{"stats", "-F", "json", samplePcap}, []string{`"sources": [`, `"player_name": "Cady2"`, `"opcode_name": "ChecksumResp"`}},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, nil, tt.args...)
+		if code != exitOK || errs != "" {
+			t.Errorf("%v: code %d err %q", tt.args, code, errs)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+	}
+}
+
+func TestStatsBadUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stats", "--format", "hex", samplePcap}, "--format"},
+		{[]string{"stats", "--color", "sometimes", samplePcap}, "--color"},
+		{[]string{"stats", "--fail-on", "panic", samplePcap}, "--fail-on"},
+		{[]string{"stats", "--port", "70000", samplePcap}, "--port"},
+		{[]string{"stats"}, "arg"},
+		{[]string{"stats", filepath.Join(t.TempDir(), "missing.pcap")}, "missing.pcap"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, nil, tt.args...)
+		if code != exitTrouble || !strings.Contains(errs, tt.want) || out != "" {
+			t.Errorf("%v: code %d out %q err %q, want exit 2 naming %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+}
+
+// Several files add up; every flow names its file; "-" is stdin.
+func TestStatsSeveralFiles(t *testing.T) {
+	data, err := os.ReadFile(samplePcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, data, "stats", "-F", "json", samplePcap, "-")
+	if code != exitOK {
+		t.Fatalf("code %d err %q", code, errs)
+	}
+	d := parseStats(t, out)
+	_, one, _ := runCLI(t, nil, "stats", "-F", "json", samplePcap)
+	d1 := parseStats(t, one)
+	if len(d.Sources) != 2 || d.Sources[1] != "stdin" || len(d.Flows) != 2 || d.Flows[0].Source != samplePcap ||
+		d.Flows[1].Source != "stdin" || d.Totals.Flows != 2 {
+		t.Fatalf("sources %v flows %+v", d.Sources, d.Flows)
+	}
+	if d.Totals.GameDatagrams.C2S != 2*d1.Totals.GameDatagrams.C2S {
+		t.Errorf("c2s datagrams %d, one file %d", d.Totals.GameDatagrams.C2S, d1.Totals.GameDatagrams.C2S)
+	}
+	for i, o := range d.Opcodes {
+		if o.C2S != 2*d1.Opcodes[i].C2S || o.S2C != 2*d1.Opcodes[i].S2C {
+			t.Errorf("%s: %d/%d, one file %d/%d", o.Hex, o.C2S, o.S2C, d1.Opcodes[i].C2S, d1.Opcodes[i].S2C)
+		}
+	}
+}
+
+// A capture cut mid-record is summarized up to the cut, then the error
+// names the file: exit 2.
+func TestStatsTruncatedCapture(t *testing.T) {
+	data, err := os.ReadFile(samplePcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(path, data[:len(data)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, nil, "stats", "-F", "json", path, samplePcap)
+	if code != exitTrouble || !strings.Contains(errs, "cut.pcap") {
+		t.Fatalf("code %d err %q", code, errs)
+	}
+	d := parseStats(t, out)
+	if len(d.Sources) != 1 || d.Totals.GameDatagrams.C2S+d.Totals.GameDatagrams.S2C != 24 {
+		t.Errorf("summary of the cut capture: sources %v, totals %+v", d.Sources, d.Totals)
+	}
+}
+
+// --fail-on gates on every anomaly, the end events included; the summary
+// is printed either way.
+func TestStatsFailOn(t *testing.T) {
+	if code, out, errs := runCLI(t, nil, "stats", "--fail-on", "note", samplePcap); code != exitOK || errs != "" || out == "" {
+		t.Errorf("sample: code %d err %q", code, errs)
+	}
+	path := sharedCapture(t, "openbc-session-3.pcap")
+	tests := []struct {
+		sev  string
+		code int
+	}{{"note", exitFinding}, {"warn", exitFinding}, {"error", exitFinding}}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, nil, "stats", "-F", "json", "--fail-on", tt.sev, path)
+		if code != tt.code || !strings.Contains(errs, "--fail-on "+tt.sev) {
+			t.Errorf("--fail-on %s: code %d err %q", tt.sev, code, errs)
+		}
+		parseStats(t, out)
+	}
+}
+
+// --color always paints the severities; never leaves plain text.
+func TestStatsColor(t *testing.T) {
+	path := sharedCapture(t, "openbc-session-3.pcap")
+	_, always, _ := runCLI(t, nil, "stats", "--color", "always", path)
+	_, never, _ := runCLI(t, nil, "stats", "--color", "never", path)
+	if !strings.Contains(always, "\x1b[") || strings.Contains(never, "\x1b[") {
+		t.Errorf("colour: always has escapes %v, never has escapes %v", strings.Contains(always, "\x1b["), strings.Contains(never, "\x1b["))
+	}
+}
+
+// openbc-session-3: the host resends six messages to the third bot.
+func TestStatsOpenBCSession3(t *testing.T) {
+	path := sharedCapture(t, "openbc-session-3.pcap")
+	code, out, errs := runCLI(t, nil, "stats", "-F", "json", path)
+	if code != exitOK {
+		t.Fatalf("code %d err %q", code, errs)
+	}
+	d := parseStats(t, out)
+	if len(d.Flows) != 3 || d.Flows[2].PlayerName != "Bot2" {
+		t.Fatalf("flows %+v", d.Flows)
+	}
+	found := false
+	for _, a := range d.Flows[2].Anomalies {
+		if a.Code == "retransmit" && a.Count == 6 && a.Severity == "note" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("flow 3 anomalies %+v, want retransmit 6", d.Flows[2].Anomalies)
+	}
+}
+
+// sharedCapture locates a capture in ../shared/captures beside the
+// repository root: skipped on a fresh clone, fatal with
+// BCDUMP_REQUIRE_SHARED=1. (Named apart from any package-wide sharedDir
+// another file may add.)
+func sharedCapture(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+	path := filepath.Join(dir, "..", "shared", "captures", name)
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
+			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing: %v", path, err)
+		}
+		t.Skipf("reference capture %s is absent (fresh clone); skipping", path)
+	}
+	return path
+}
