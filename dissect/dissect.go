@@ -2,7 +2,7 @@ package dissect
 
 import (
 	"errors"
-	"io"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -207,20 +207,15 @@ func decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **gam
 	}
 }
 
-// Run reads every packet of r, calls fn with each decoded datagram, and
-// returns the reader's error (nil at a clean end of file).
+// Run reads every packet of r, calls fn with each decoded datagram in
+// capture order, and returns the reader's error (nil at a clean end of
+// file) or fn's. A capture file is decoded on every core (RunParallel);
+// input of unknown size, which may be a live pipe where a datagram must not
+// wait for later ones, and a single CPU take the one-goroutine path
+// (RunSerial). Both give fn the same datagrams.
 func (d *Dissector) Run(r *capture.Reader, fn func(*Datagram) error) error {
-	var p capture.Packet
-	for {
-		err := r.Next(&p)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(d.Packet(&p)); err != nil {
-			return err
-		}
+	if _, total := r.Progress(); total < 0 || runtime.GOMAXPROCS(0) < 2 {
+		return d.RunSerial(r, fn)
 	}
+	return d.RunParallel(r, 0, fn)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/gopacket/gopacket/pcapgo"
 )
@@ -122,14 +123,16 @@ func isPcapMagic(b []byte) bool {
 	return false
 }
 
-// countingReader counts the bytes read from the underlying file, for progress.
+// countingReader counts the bytes read from the underlying file, for
+// progress. The count is atomic: a progress display may read it while
+// another goroutine (dissect.RunParallel's reader) reads the file.
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }

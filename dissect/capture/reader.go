@@ -156,8 +156,9 @@ func (r *Reader) Nanosecond() bool {
 
 // Progress returns how many bytes of the file have been read (compressed
 // bytes for gzip input) and the file size, or -1 when it is unknown (stdin).
-// Read-ahead makes done run up to 128 KiB early.
-func (r *Reader) Progress() (done, total int64) { return r.raw.n, r.size }
+// Read-ahead makes done run up to 128 KiB early. Unlike the other methods,
+// Progress may be called while another goroutine is in Next.
+func (r *Reader) Progress() (done, total int64) { return r.raw.n.Load(), r.size }
 
 // Close releases the file if Open opened it.
 func (r *Reader) Close() error {

@@ -1,0 +1,228 @@
+package dissect_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/capture/replicate"
+	"github.com/bcdump/bcdump/report"
+)
+
+// pipeShared locates ../shared beside the repository root; it skips without
+// it unless BCDUMP_REQUIRE_SHARED=1.
+func pipeShared(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if fi, err := os.Stat(shared); err != nil || !fi.IsDir() {
+		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
+			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing", shared)
+		}
+		t.Skipf("reference material %s is absent; skipping", shared)
+	}
+	return shared
+}
+
+// runMode dissects path one way and renders everything fn saw, the end
+// events and the flows as bytes.
+type runMode struct {
+	name string
+	run  func(d *dissect.Dissector, r *capture.Reader, fn func(*dissect.Datagram) error) error
+}
+
+var runModes = []runMode{
+	{"serial", (*dissect.Dissector).RunSerial},
+	{"Run", (*dissect.Dissector).Run},
+	{"parallel-1", func(d *dissect.Dissector, r *capture.Reader, fn func(*dissect.Datagram) error) error {
+		return d.RunParallel(r, 1, fn)
+	}},
+	{"parallel-3", func(d *dissect.Dissector, r *capture.Reader, fn func(*dissect.Datagram) error) error {
+		return d.RunParallel(r, 3, fn)
+	}},
+}
+
+func render(t *testing.T, path string, m runMode) ([]byte, error) {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d := dissect.New(dissect.Options{})
+	var out []byte
+	runErr := m.run(d, r, func(dg *dissect.Datagram) error {
+		out = report.AppendDatagramJSON(out, dg)
+		out = append(out, '\n')
+		return nil
+	})
+	for _, e := range d.Finish() {
+		out = append(out, e.Code...)
+		out = append(out, ' ')
+		out = strconv.AppendInt(out, int64(e.Frame), 10)
+		out = append(out, ' ')
+		out = append(out, e.Message...)
+		out = append(out, '\n')
+	}
+	for _, f := range d.Flows() {
+		out = fmt.Appendf(out, "%+v\n", f)
+	}
+	return out, runErr
+}
+
+// The parallel pipeline gives fn exactly what the serial loop gives it, on
+// every shared capture and on a replicated capture long enough for many
+// batches.
+func TestParallelMatchesSerial(t *testing.T) {
+	shared := pipeShared(t)
+	paths := []string{filepath.Join("..", "testdata", "sample.pcap")}
+	for _, c := range []string{"stock-excerpts", "openbc-session-2", "openbc-session-3"} {
+		paths = append(paths, filepath.Join(shared, "captures", c+".pcap"))
+	}
+	paths = append(paths, replicated(t, filepath.Join(shared, "captures", "openbc-session-3.pcap"), 3))
+	// A truncated file: the reader's error comes after the same datagrams.
+	raw, err := os.ReadFile(paths[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(cut, raw[:len(raw)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, cut)
+
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want, wantErr := render(t, path, runModes[0])
+			for _, m := range runModes[1:] {
+				got, gotErr := render(t, path, m)
+				if !sameErr(gotErr, wantErr) {
+					t.Errorf("%s: error %v, serial %v", m.name, gotErr, wantErr)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: output differs from serial (%d bytes vs %d)", m.name, len(got), len(want))
+				}
+			}
+			if path == cut && wantErr == nil {
+				t.Error("the cut file read without error")
+			}
+		})
+	}
+}
+
+func sameErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Error() == b.Error()
+}
+
+// replicated writes copies of src back to back into a temporary file.
+func replicated(t testing.TB, src string, copies int) string {
+	t.Helper()
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := replicate.Load(bytes.NewReader(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := s.Write(&out, replicate.Options{Copies: copies}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "replicated.pcap")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fn stopping early stops the pipeline: its error comes back, no datagram
+// after it is delivered, and no goroutine is left behind.
+func TestParallelEarlyStop(t *testing.T) {
+	path := replicated(t, filepath.Join("..", "testdata", "sample.pcap"), 40)
+	stop := errors.New("stop")
+	before := runtime.NumGoroutine()
+	for _, at := range []int{1, 2, 127, 128, 129, 1000} {
+		r, err := capture.Open(path, capture.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = dissect.New(dissect.Options{}).RunParallel(r, 2, func(dg *dissect.Datagram) error {
+			n++
+			if dg.Frame != n {
+				t.Fatalf("datagram %d is frame %d", n, dg.Frame)
+			}
+			if n == at {
+				return stop
+			}
+			return nil
+		})
+		r.Close()
+		if err != stop || n != at {
+			t.Errorf("stop at %d: err %v after %d datagrams", at, err, n)
+		}
+	}
+	// Everything has ended when RunParallel returns; a goroutine that called
+	// wg.Done may still be unwinding, so allow it a moment to disappear.
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before {
+		t.Errorf("%d goroutines left behind", g-before)
+	}
+}
+
+// An empty capture and one whose first record is broken.
+func TestParallelEdges(t *testing.T) {
+	hdr := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0}
+	broken := append(bytes.Clone(hdr), 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0)
+	for _, tt := range []struct {
+		name    string
+		data    []byte
+		wantErr bool
+	}{
+		{"empty", hdr, false},
+		{"broken first record", broken, true},
+	} {
+		path := filepath.Join(t.TempDir(), "f.pcap")
+		if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := capture.Open(path, capture.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = dissect.New(dissect.Options{}).RunParallel(r, 2, func(*dissect.Datagram) error { n++; return nil })
+		r.Close()
+		if (err != nil) != tt.wantErr || n != 0 || errors.Is(err, io.EOF) {
+			t.Errorf("%s: err %v, %d datagrams", tt.name, err, n)
+		}
+	}
+}
