@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/dissect/sessiongen"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -69,6 +71,25 @@ func TestStatsGoldenSharedCaptures(t *testing.T) {
 			checkGolden(t, c+".stats.json", js)
 		})
 	}
+}
+
+// The generated seed 001 session (stock fragmented-ACK bug): one
+// unacked-fragment-retransmit and 30 retransmit notes in one flow.
+func TestStatsGoldenSeed001(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seed001.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sessiongen.Seed001(sessiongen.Seed001FragmentAcks).WritePcap(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	table, js := statsOutputs(t, collect(t, path))
+	checkGolden(t, "seed001.stats.table", table)
+	checkGolden(t, "seed001.stats.json", js)
 }
 
 // decodeStats parses the JSON document back.
