@@ -610,3 +610,76 @@ func BenchmarkAdvanceStateUpdate(b *testing.B) {
 		d.Advance(&out)
 	}
 }
+
+// FuzzHandshake plays arbitrary payload sequences through the dissector
+// with a manifest: no panic, every anomaly points at a message of its
+// datagram and within it (a payload that ends early is flagged at its
+// end), and the per-flow state stays bounded. The input
+// is split at 0xFE 0xFE; each piece's first byte picks the sender and
+// whether to fragment it.
+func FuzzHandshake(f *testing.F) {
+	join := func(parts ...[]byte) []byte {
+		var b []byte
+		for i, p := range parts {
+			if i > 0 {
+				b = append(b, 0xFE, 0xFE)
+			}
+			b = append(b, p...)
+		}
+		return b
+	}
+	host := func(p []byte) []byte { return append([]byte{1}, p...) }
+	client := func(p []byte) []byte { return append([]byte{0}, p...) }
+	frag := func(p []byte) []byte { return append([]byte{2}, p...) }
+	var stock [][]byte
+	for _, rs := range checksum.Rounds {
+		stock = append(stock, host(req(rs.Round)), client(respBytes(rs.Round)))
+	}
+	stock = append(stock, host(complete), host(settings), host(gameInit))
+	f.Add(join(stock...))
+	f.Add(join(host(req(0)), host(req(1)), frag(respBytes(0)), host(settings)))
+	bad := checksum.AppendResponse(nil, resp(0, checksum.File{NameHash: 0x373EB677, ContentHash: 1}))
+	f.Add(join(host(req(0)), client(bad[:len(bad)-3]), frag(bad), host(complete), host(complete)))
+	m := &checksum.Manifest{Directories: []checksum.ManifestRound{{Index: 0, Path: "scripts", Files: []checksum.ManifestFile{
+		{Filename: "App.pyc", NameHash: 0x373EB677, ContentHash: 0xF8A0A740},
+	}}}}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		s := newSynth(t, Options{Manifest: m})
+		s.connect()
+		for _, piece := range splitPieces(in) {
+			if len(piece) < 2 || len(piece) > 4000 {
+				continue
+			}
+			var got seen
+			var size int
+			switch piece[0] % 3 {
+			case 0, 1:
+				got = s.send(piece[0]%3 == 1, piece[1:])
+				size = 2 + 5 + len(piece) - 1
+			case 2:
+				got = s.sendFragments(piece[1:], 2)
+				size = 1 << 16
+			}
+			for _, a := range got.anoms {
+				if a.Msg < 0 || a.Msg > 1 || a.Offset != transport.NoOffset && (a.Offset < 0 || a.Offset > size) {
+					t.Fatalf("anomaly %+v outside its datagram (%d bytes)", a, size)
+				}
+			}
+			if len(s.d.hs.flows) > maxHandshakeFlows {
+				t.Fatalf("%d handshake flows", len(s.d.hs.flows))
+			}
+		}
+	})
+}
+
+func splitPieces(in []byte) [][]byte {
+	var out [][]byte
+	for {
+		i := strings.Index(string(in), "\xFE\xFE")
+		if i < 0 {
+			return append(out, in)
+		}
+		out = append(out, in[:i])
+		in = in[i+2:]
+	}
+}
