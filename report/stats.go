@@ -58,8 +58,8 @@ type anomKey struct {
 	sev  transport.Severity
 }
 
-// NewStats returns an empty collector.
-func NewStats() *Stats { return &Stats{anoms: make(map[anomKey]uint64)} }
+// NewStats returns an empty collector (the zero Stats is one too).
+func NewStats() *Stats { return &Stats{} }
 
 func dirIndex(d dissect.Dir) int {
 	if d == dissect.S2C {
@@ -102,16 +102,23 @@ func (s *Stats) Datagram(d *dissect.Datagram) error {
 	}
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
-		s.anoms[anomKey{a.Code, a.Severity}]++
+		s.count(a.Code, a.Severity)
 	}
 	return nil
+}
+
+func (s *Stats) count(code string, sev transport.Severity) {
+	if s.anoms == nil {
+		s.anoms = make(map[anomKey]uint64) // the zero Stats works too
+	}
+	s.anoms[anomKey{code, sev}]++
 }
 
 // Finish records end-of-capture events. It only adds, so a live capture may
 // call it with every batch of Dissector.TakeEvents.
 func (s *Stats) Finish(end []dissect.Event) error {
 	for i := range end {
-		s.anoms[anomKey{end[i].Code, end[i].Severity}]++
+		s.count(end[i].Code, end[i].Severity)
 	}
 	return nil
 }

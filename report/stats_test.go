@@ -302,8 +302,16 @@ func TestStatsAnomalyTotals(t *testing.T) {
 	}
 }
 
-// An empty collector still writes a complete document and tables.
+// An empty collector still writes a complete document and tables; the zero
+// Stats counts like NewStats.
 func TestStatsEmpty(t *testing.T) {
+	var zero Stats
+	if err := zero.Datagram(msgDatagram(dissect.C2S, nil, nil, transport.Anomaly{Code: "x", Severity: transport.SevNote})); err != nil {
+		t.Fatal(err)
+	}
+	if d := decodeStats(t, &zero); d.Totals.Anomalies != 1 {
+		t.Errorf("zero Stats: %+v", d.Totals)
+	}
 	d := decodeStats(t, NewStats())
 	if d.Sources == nil || d.Flows == nil || d.Opcodes == nil || d.Anomalies == nil || d.Totals.First != nil {
 		t.Errorf("empty document %+v", d)
