@@ -1,18 +1,110 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/diff"
 )
 
-// newDiffCmd is a placeholder until the command is built.
+type diffOptions struct {
+	decodeFlags // --port and --manifest only (diff has no --fail-on)
+	format      string
+	context     int
+	timing      string
+	addresses   bool
+	retransmits bool
+	ignore      []string
+}
+
 func newDiffCmd(s *streams) *cobra.Command {
-	_ = s
-	return &cobra.Command{
-		Use:    "diff OLD NEW",
-		Short:  "Compare the decoded conversations of two captures or saved JSON traces",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("diff: not implemented yet") },
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Compare the decoded conversations of two captures or saved JSON traces",
+		Long: `Compare the decoded conversation of two captures (pcap, pcapng, gzip) or
+saved "bcdump read --format json" traces, told apart by content; "-" reads
+one side from stdin.
+
+Flows are matched by role and order of first appearance, not by address;
+within each flow and direction the delivered messages (reassembled,
+retransmissions and keepalive repeats folded, ACKs left out) are aligned and
+compared by transport type, flags, opcode and decoded fields. Timestamps,
+addresses, ports, absolute seq values (seq is compared relative to each
+channel), retransmission counts and ACK batching do not count unless asked.
+
+Exit status: 0 equal, 1 different, 2 trouble.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(s, o, args[0], args[1]) },
 	}
+	f := cmd.Flags()
+	f.StringVarP(&o.format, "format", "F", "text", "output format: text (unified diff) or json")
+	f.IntVarP(&o.context, "unified", "U", 3, "messages of context around each difference")
+	f.StringVar(&o.timing, "timing", "", "also compare message times since each flow's start, within this tolerance (e.g. 50ms)")
+	f.BoolVar(&o.addresses, "addresses", false, "also compare flow endpoints and addresses inside Connect/PeerInfo/Disconnect")
+	f.BoolVar(&o.retransmits, "retransmits", false, "also compare how often reliable messages were resent and whether they were ACKed")
+	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
+	f.UintSliceVarP(&o.ports, "port", "p", nil, "additional game port (repeatable); 22101 is always included")
+	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
+	return cmd
+}
+
+func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
+	if oldName == "-" && newName == "-" {
+		return fmt.Errorf("diff: only one side can be read from stdin")
+	}
+	if o.format != "text" && o.format != "json" {
+		return fmt.Errorf("--format must be text or json, not %q", o.format)
+	}
+	if o.context < 0 {
+		return fmt.Errorf("--unified must not be negative")
+	}
+	opt := diff.Options{Context: o.context, Addresses: o.addresses, Retransmits: o.retransmits, Ignore: o.ignore}
+	if o.timing != "" {
+		tol, err := diff.ParseTolerance(o.timing)
+		if err != nil {
+			return fmt.Errorf("--timing: %w", err)
+		}
+		opt.Timing, opt.Tolerance = true, tol
+	}
+	dopt, err := o.options()
+	if err != nil {
+		return err
+	}
+	old, err := loadSide(s, oldName, dopt)
+	if err != nil {
+		return err
+	}
+	nw, err := loadSide(s, newName, dopt)
+	if err != nil {
+		return err
+	}
+	res := diff.Compare(old, nw, opt)
+	if o.format == "json" {
+		err = res.WriteJSON(s.out)
+	} else {
+		err = res.WriteText(s.out)
+	}
+	if err != nil {
+		return err
+	}
+	if !res.Equal() {
+		return &findingError{}
+	}
+	return nil
+}
+
+func loadSide(s *streams, name string, opt dissect.Options) (*diff.Conversation, error) {
+	if name == "-" {
+		return diff.Load("stdin", s.in, opt)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return diff.Load(name, f, opt)
 }

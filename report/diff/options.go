@@ -1,0 +1,110 @@
+package diff
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options say what counts as a difference. The zero value compares the
+// normalized conversation: content only.
+type Options struct {
+	// Context is the number of unchanged messages shown around each
+	// difference in the text output (-U).
+	Context int
+	// Timing, when set, compares each message's time since its flow's
+	// first datagram; differences up to Tolerance do not count.
+	Timing    bool
+	Tolerance time.Duration
+	// Addresses makes flow endpoints and the addresses inside control
+	// messages (Connect, PeerInfo, Disconnect: fields.ip,
+	// fields.port_bytes) count.
+	Addresses bool
+	// Retransmits makes delivery count: how often each reliable message
+	// was resent and whether it was acknowledged.
+	Retransmits bool
+	// Ignore drops key paths from the comparison (see Ignored).
+	Ignore []string
+}
+
+// ParseTolerance reads a --timing value: a Go duration ("50ms", "1.5s") or
+// plain seconds ("0.05").
+func ParseTolerance(s string) (time.Duration, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return 0, fmt.Errorf("timing tolerance %q is negative", s)
+		}
+		return d, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1e9 {
+		return 0, fmt.Errorf("timing tolerance %q is not a duration (like 50ms) or seconds", s)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+// Pseudo-paths of what is compared besides the content leaves; --ignore
+// accepts them too.
+const (
+	PathSeq         = "seq"
+	PathTime        = "time"
+	PathRetransmits = "retransmits"
+	PathAcked       = "acked"
+)
+
+// Ignored reports whether --ignore patterns drop the leaf at path. A
+// pattern matches a path it equals or is a prefix of at a key boundary,
+// with or without the array indices: "fields.files" drops the whole list,
+// "fields.files.content_hash" (or "fields.files[].content_hash") every
+// file's content hash, "fields.files[2]" only the third file.
+func (o *Options) Ignored(path string) bool {
+	if len(o.Ignore) == 0 {
+		return false
+	}
+	bare := stripIndices(path)
+	for _, p := range o.Ignore {
+		p = strings.ReplaceAll(p, "[]", "")
+		if prefixAt(path, p) || prefixAt(bare, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func prefixAt(path, p string) bool {
+	if p == "" || !strings.HasPrefix(path, p) {
+		return false
+	}
+	if len(path) == len(p) {
+		return true
+	}
+	c := path[len(p)]
+	return c == '.' || c == '['
+}
+
+// stripIndices removes "[n]" groups: "a[1].b[2]" -> "a.b".
+func stripIndices(p string) string {
+	if !strings.Contains(p, "[") {
+		return p
+	}
+	var sb strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '[' {
+			for i < len(p) && p[i] != ']' {
+				i++
+			}
+			continue
+		}
+		sb.WriteByte(p[i])
+	}
+	return sb.String()
+}
+
+// compared says whether leaf l takes part in the comparison.
+func (o *Options) compared(l *Leaf) bool {
+	if l.note || l.addr && !o.Addresses {
+		return false
+	}
+	return !o.Ignored(l.Path)
+}

@@ -1,0 +1,103 @@
+package diff
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/report"
+)
+
+// Load reads one side of a diff from r: a capture (pcap or pcapng, gzip
+// allowed) or a saved `bcdump read --format json` trace (gzip allowed),
+// told apart by content: a trace's first non-blank byte is '{'. opt
+// configures the dissector for captures (game ports; a manifest only adds
+// labels, which are not compared).
+func Load(name string, r io.Reader, opt dissect.Options) (*Conversation, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	isJSON, err := looksLikeJSON(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if isJSON {
+		return LoadJSON(name, br)
+	}
+	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports})
+	if err != nil {
+		return nil, err
+	}
+	defer cr.Close()
+	return LoadCapture(name, cr, opt)
+}
+
+// looksLikeJSON peeks past leading white space for a '{'.
+func looksLikeJSON(br *bufio.Reader) (bool, error) {
+	for n := 1; n <= 4096; n++ {
+		b, err := br.Peek(n)
+		if len(b) < n {
+			if err == nil || err == io.EOF {
+				err = errors.New("empty input: neither a capture nor a JSON trace")
+			}
+			return false, err
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true, nil
+		}
+		return false, nil
+	}
+	return false, nil
+}
+
+// LoadJSON reads a JSON Lines trace written by `bcdump read --format json`.
+func LoadJSON(name string, r io.Reader) (*Conversation, error) {
+	b := newBuilder(name, "json")
+	if err := readTrace(r, b.add); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b.finish(), nil
+}
+
+// LoadCapture decodes a capture. Each datagram is rendered by the JSON
+// reporter's own encoder and parsed back, line by line, so that a capture
+// and its saved trace give the same conversation by construction, in
+// memory bounded by one datagram plus the conversation itself.
+func LoadCapture(name string, cr *capture.Reader, opt dissect.Options) (*Conversation, error) {
+	b := newBuilder(name, "capture")
+	d := dissect.New(opt)
+	var (
+		line []byte
+		rec  record
+	)
+	err := d.Run(cr, func(dg *dissect.Datagram) error {
+		line = report.AppendDatagramJSON(line[:0], dg)
+		ok, err := parseRecord(line, &rec)
+		if err != nil {
+			return fmt.Errorf("frame %d: %w", dg.Frame, err)
+		}
+		if !ok {
+			return nil
+		}
+		return b.add(&rec)
+	})
+	d.Finish()
+	if err != nil {
+		return nil, err
+	}
+	return b.finish(), nil
+}
