@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// statusLine is the one line on stderr that bcdump live refreshes in place
+// while it runs, and only when stderr is a terminal. When stdout is the
+// same terminal, the line is taken away before each datagram is printed
+// and put back after, so the two never mix.
+type statusLine struct {
+	w         io.Writer
+	on        bool // stderr is a terminal
+	sharedTTY bool // stdout is a terminal too
+	shown     bool
+	text      string
+}
+
+const clearLine = "\r\x1b[K"
+
+func newStatusLine(s *streams) *statusLine {
+	l := &statusLine{w: s.err, on: isTerminal(s.err)}
+	l.sharedTTY = l.on && isTerminal(s.out)
+	return l
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// draw replaces the line with text.
+func (l *statusLine) draw(text string) {
+	if !l.on {
+		return
+	}
+	l.text = text
+	io.WriteString(l.w, clearLine+text)
+	l.shown = true
+}
+
+// clear takes the line away for good (end of capture).
+func (l *statusLine) clear() {
+	if l.shown {
+		io.WriteString(l.w, clearLine)
+		l.shown = false
+	}
+}
+
+// aroundOutput takes the line away before a datagram goes to the same
+// terminal; the returned func puts it back.
+func (l *statusLine) aroundOutput() func() {
+	if !l.sharedTTY || !l.shown {
+		return func() {}
+	}
+	l.clear()
+	return l.restore
+}
+
+func (l *statusLine) restore() { l.draw(l.text) }
