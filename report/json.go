@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport"
@@ -17,6 +16,13 @@ type JSON struct {
 	w     *bufio.Writer
 	buf   []byte
 	flush bool // flush after every line (live capture)
+	enc   jsonCaches
+}
+
+// jsonCaches speed up one JSON writer; nil means no caching.
+type jsonCaches struct {
+	floats floatCache
+	clock  clockCache
 }
 
 // NewJSON returns a JSON Lines reporter writing to w. With flushEach every
@@ -26,7 +32,7 @@ func NewJSON(w io.Writer, flushEach bool) *JSON {
 }
 
 func (j *JSON) Datagram(d *dissect.Datagram) error {
-	j.buf = AppendDatagramJSON(j.buf[:0], d)
+	j.buf = appendDatagramJSON(j.buf[:0], d, &j.enc)
 	j.buf = append(j.buf, '\n')
 	if _, err := j.w.Write(j.buf); err != nil {
 		return err
@@ -57,13 +63,22 @@ func (j *JSON) Finish(end []dissect.Event) error {
 
 // AppendDatagramJSON appends the JSON object of one datagram (no newline).
 func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
+	return appendDatagramJSON(b, d, nil)
+}
+
+func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
+	var fc *floatCache
+	var cc *clockCache
+	if c != nil {
+		fc, cc = &c.floats, &c.clock
+	}
 	first := true
 	b = append(b, '{')
 	b = appendKey(b, &first, "frame")
 	b = strconv.AppendInt(b, int64(d.Frame), 10)
 	b = appendKey(b, &first, "time")
 	b = append(b, '"')
-	b = d.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = appendTimeUTC(b, d.Time, cc)
 	b = append(b, '"')
 	b = appendKey(b, &first, "src")
 	b = append(b, '"')
@@ -110,7 +125,7 @@ func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i])
+			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i], fc)
 		}
 		b = append(b, ']')
 		if len(d.Transport.Messages) == 0 || len(d.Anomalies) > 0 {
@@ -133,7 +148,7 @@ func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 	return append(b, '}')
 }
 
-func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []byte {
+func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *floatCache) []byte {
 	first := true
 	b = append(b, '{')
 	b = appendKey(b, &first, "type")
@@ -187,7 +202,7 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []by
 	if dm.Decoded {
 		b = appendKey(b, &first, "fields")
 		b = append(b, '{')
-		b = appendFields(b, dm.Fields.List)
+		b = appendFields(b, dm.Fields.List, fc)
 		b = append(b, '}')
 	}
 	if !dm.Decoded || dm.Malformed != nil {
@@ -212,7 +227,7 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []by
 		if r.Decoded {
 			b = appendKey(b, &rf, "fields")
 			b = append(b, '{')
-			b = appendFields(b, r.Fields.List)
+			b = appendFields(b, r.Fields.List, fc)
 			b = append(b, '}')
 		}
 		if !r.Decoded || r.Malformed != nil {

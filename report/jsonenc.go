@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect/game"
@@ -18,8 +19,18 @@ const hexDigits = "0123456789abcdef"
 // are taken as Latin-1 (BC's 8-bit text is Windows code page text).
 func appendString(b []byte, s []byte) []byte {
 	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
+	for len(s) > 0 {
+		// Copy the run of plain printable ASCII in one go.
+		i := 0
+		for i < len(s) && s[i] >= 0x20 && s[i] < 0x7F && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		s = s[i:]
+		c := s[0]
 		if c < utf8.RuneSelf {
 			switch {
 			case c == '"' || c == '\\':
@@ -30,21 +41,19 @@ func appendString(b []byte, s []byte) []byte {
 				b = append(b, '\\', 'r')
 			case c == '\t':
 				b = append(b, '\\', 't')
-			case c < 0x20 || c == 0x7F:
+			default: // other control bytes and DEL
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			default:
-				b = append(b, c)
 			}
-			i++
+			s = s[1:]
 			continue
 		}
-		r, size := utf8.DecodeRune(s[i:])
+		r, size := utf8.DecodeRune(s)
 		if r == utf8.RuneError && size == 1 {
 			b = utf8.AppendRune(b, rune(c))
 		} else {
-			b = append(b, s[i:i+size]...)
+			b = append(b, s[:size]...)
 		}
-		i += size
+		s = s[size:]
 	}
 	return append(b, '"')
 }
@@ -63,11 +72,82 @@ func appendKey(b []byte, first *bool, key string) []byte {
 	return append(b, '"', ':')
 }
 
-func appendFloat(b []byte, f float64) []byte {
+func appendFloat(b []byte, f float64) []byte { return appendFloatC(b, f, nil) }
+
+// appendFloatC is appendFloat with a cache (nil: none). Values are shown
+// as float32 (they are on the wire), and many repeat: compressed vectors
+// take only 255 values per component, game times step by ticks.
+func appendFloatC(b []byte, f float64, c *floatCache) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
-	return strconv.AppendFloat(b, f, 'g', -1, 32)
+	if c == nil {
+		return strconv.AppendFloat(b, f, 'g', -1, 32)
+	}
+	// The text depends only on the float32 bits (strconv converts first).
+	bits := math.Float32bits(float32(f))
+	e := &c.e[(bits*0x9E3779B1)>>(32-floatCacheBits)]
+	if e.n != 0 && e.bits == bits {
+		return append(b, e.s[:e.n]...)
+	}
+	n := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, 32)
+	if m := len(b) - n; m <= len(e.s) {
+		e.bits, e.n = bits, uint8(m)
+		copy(e.s[:], b[n:])
+	}
+	return b
+}
+
+// floatCache is a direct-mapped cache of formatted float32 values.
+type floatCache struct{ e [1 << floatCacheBits]floatEntry }
+
+const floatCacheBits = 10
+
+type floatEntry struct {
+	bits uint32
+	n    uint8 // 0: empty
+	s    [15]byte
+}
+
+// clockCache formats capture times as time.RFC3339Nano in UTC, reusing the
+// date and clock text while the second does not change (most consecutive
+// datagrams share it).
+type clockCache struct {
+	sec int64
+	n   int // 0: empty
+	pre [24]byte
+}
+
+// appendTimeUTC appends t.UTC().AppendFormat(b, time.RFC3339Nano).
+func appendTimeUTC(b []byte, t time.Time, c *clockCache) []byte {
+	t = t.UTC()
+	if c == nil {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	if sec := t.Unix(); c.n == 0 || sec != c.sec {
+		pre := t.AppendFormat(c.pre[:0], "2006-01-02T15:04:05")
+		if len(pre) > len(c.pre) { // a year of more than four digits
+			c.n = 0
+			return t.AppendFormat(b, time.RFC3339Nano)
+		}
+		c.sec, c.n = sec, len(pre)
+	}
+	b = append(b, c.pre[:c.n]...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, 'Z')
 }
 
 func appendHexU(b []byte, v uint64, digits int) []byte {
@@ -95,7 +175,7 @@ func appendBool(b []byte, v bool) []byte {
 
 // appendFields renders a field token stream as the members of a JSON object
 // (without the braces). A field with a Note gets a sibling "<key>_name".
-func appendFields(b []byte, fs []game.Field) []byte {
+func appendFields(b []byte, fs []game.Field, fc *floatCache) []byte {
 	// firsts tracks, per nesting level, whether a member was written yet;
 	// inArray whether the level is an array (elements have no keys).
 	var firstsBuf [16]bool
@@ -136,7 +216,7 @@ func appendFields(b []byte, fs []game.Field) []byte {
 			inArray = append(inArray, f.Kind == game.KindArray)
 			continue
 		}
-		b = appendValue(b, f)
+		b = appendValueC(b, f, fc)
 		if f.Note != "" && !inArray[lvl] {
 			b = append(b, ',', '"')
 			b = append(b, f.Name...)
@@ -155,14 +235,16 @@ func appendFields(b []byte, fs []game.Field) []byte {
 	return b
 }
 
-func appendValue(b []byte, f *game.Field) []byte {
+func appendValue(b []byte, f *game.Field) []byte { return appendValueC(b, f, nil) }
+
+func appendValueC(b []byte, f *game.Field, fc *floatCache) []byte {
 	switch f.Kind {
 	case game.KindUint:
 		return strconv.AppendUint(b, f.U, 10)
 	case game.KindInt:
 		return strconv.AppendInt(b, f.I, 10)
 	case game.KindFloat:
-		return appendFloat(b, f.F)
+		return appendFloatC(b, f.F, fc)
 	case game.KindBool:
 		return appendBool(b, f.U != 0)
 	case game.KindString:
@@ -183,7 +265,7 @@ func appendValue(b []byte, f *game.Field) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendFloat(b, v)
+			b = appendFloatC(b, v, fc)
 		}
 		return append(b, ']')
 	}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+)
+
+// session3Datagrams dissects openbc-session-3.pcap into one Datagram each,
+// in capture order, for the formatting benchmarks.
+func session3Datagrams(b *testing.B) []dissect.Datagram {
+	r, err := capture.Open(filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap"), capture.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	d := dissect.New(dissect.Options{})
+	var dgs []dissect.Datagram
+	var p capture.Packet
+	for {
+		if err := r.Next(&p); err == io.EOF {
+			return dgs
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		dgs = append(dgs, dissect.Datagram{})
+		d.Decode(&dgs[len(dgs)-1], &p)
+		d.Advance(&dgs[len(dgs)-1])
+	}
+}
+
+// benchReporter formats every datagram of session 3 per op, output
+// discarded; datagrams/s is the formatting stage alone.
+func benchReporter(b *testing.B, rep Reporter) {
+	dgs := session3Datagrams(b)
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		for i := range dgs {
+			if err := rep.Datagram(&dgs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := rep.Finish(nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(dgs)*b.N)/time.Since(start).Seconds(), "datagrams/s")
+}
+
+// BenchmarkJSON is the JSON Lines reporter (read --format json).
+func BenchmarkJSON(b *testing.B) { benchReporter(b, NewJSON(io.Discard, false)) }
+
+// BenchmarkTable is the one-line-per-datagram reporter (read).
+func BenchmarkTable(b *testing.B) { benchReporter(b, NewTable(io.Discard, NewPalette(false), false)) }
