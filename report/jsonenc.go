@@ -100,7 +100,9 @@ func appendFloatC(b []byte, f float64, c *floatCache) []byte {
 }
 
 // floatCache is a direct-mapped cache of formatted float32 values.
-type floatCache struct{ e [1 << floatCacheBits]floatEntry }
+type floatCache struct {
+	e [1 << floatCacheBits]floatEntry
+}
 
 const floatCacheBits = 10
 
