@@ -25,9 +25,9 @@ const (
 	// pipeBatchLen is the number of packets per batch: large enough that
 	// channel operations are rare, small enough that in-flight memory is
 	// small.
-	pipeBatchLen = 128
+	pipeBatchLen = 64
 	// pipeBatchBytes caps the payload bytes copied into one batch.
-	pipeBatchBytes = 128 << 10
+	pipeBatchBytes = 64 << 10
 	// pipeKeepBytes: a datagram slot that grew beyond this (a huge frame or
 	// reassembled payload) is dropped after use instead of being kept for
 	// the next batch, so one hostile frame cannot pin memory in every slot.
@@ -71,7 +71,7 @@ func (d *Dissector) RunParallel(r *capture.Reader, workers int, fn func(*Datagra
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	nb := 2*workers + 2
+	nb := workers + 3 // one being filled, one per worker, one being reported, one ready
 	free := make(chan *batch, nb)
 	work := make(chan *batch, nb)
 	order := make(chan *batch, nb)

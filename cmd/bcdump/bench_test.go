@@ -83,51 +83,63 @@ func reportRate(b *testing.B, datagrams int, start time.Time) {
 	b.ReportMetric(0, "ns/op") // one op is a whole file; the rate says it better
 }
 
-// BenchmarkStats is the `bcdump stats` path: reading, deciphering, framing,
-// opcode decoding, per-flow tracking and reassembly, counted by report.Stats;
-// no per-datagram output.
-func BenchmarkStats(b *testing.B) {
-	data, n := benchCapture(b)
-	b.SetBytes(int64(len(data)))
+// benchDissect runs the dissector over the replicated file the way the
+// commands do (dissect.Run: parallel for a file), feeding fn.
+func benchDissect(b *testing.B, serial bool, mk func() (func(*dissect.Datagram) error, func(*dissect.Dissector) error)) {
+	path, n := benchFile(b)
+	fi, _ := os.Stat(path)
+	b.SetBytes(fi.Size())
 	b.ReportAllocs()
 	start := time.Now()
 	for b.Loop() {
-		r, err := capture.NewReader(bytes.NewReader(data), "bench", capture.Options{})
+		r, err := capture.Open(path, capture.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		st := report.NewStats()
+		fn, finish := mk()
 		d := dissect.New(dissect.Options{})
-		if err := d.Run(r, st.Datagram); err != nil {
+		if serial {
+			err = d.RunSerial(r, fn)
+		} else {
+			err = d.Run(r, fn)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
-		if err := st.Finish(d.Finish()); err != nil {
+		if err := finish(d); err != nil {
 			b.Fatal(err)
 		}
-		st.AddFlows("bench", d.Flows())
+		r.Close()
 	}
 	reportRate(b, n, start)
 }
 
-// BenchmarkDissect is BenchmarkStats without the collector: the dissector
-// alone.
-func BenchmarkDissect(b *testing.B) {
-	data, n := benchCapture(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	start := time.Now()
-	for b.Loop() {
-		r, err := capture.NewReader(bytes.NewReader(data), "bench", capture.Options{})
-		if err != nil {
-			b.Fatal(err)
+// statsPath is what `bcdump stats` does per capture: every datagram and the
+// end events into report.Stats, then the flows.
+func statsPath() (func(*dissect.Datagram) error, func(*dissect.Dissector) error) {
+	st := report.NewStats()
+	return st.Datagram, func(d *dissect.Dissector) error {
+		if err := st.Finish(d.Finish()); err != nil {
+			return err
 		}
-		d := dissect.New(dissect.Options{})
-		if err := d.Run(r, func(*dissect.Datagram) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-		d.Finish()
+		st.AddFlows("bench", d.Flows())
+		return nil
 	}
-	reportRate(b, n, start)
+}
+
+// BenchmarkStats is the `bcdump stats` path: reading, deciphering, framing,
+// opcode decoding, per-flow tracking and reassembly, counted by
+// report.Stats; no per-datagram output.
+func BenchmarkStats(b *testing.B) { benchDissect(b, false, statsPath) }
+
+// BenchmarkStatsSerial is BenchmarkStats on one goroutine (dissect.RunSerial).
+func BenchmarkStatsSerial(b *testing.B) { benchDissect(b, true, statsPath) }
+
+// BenchmarkDissect is the dissector alone, nothing consuming its output.
+func BenchmarkDissect(b *testing.B) {
+	benchDissect(b, false, func() (func(*dissect.Datagram) error, func(*dissect.Dissector) error) {
+		return func(*dissect.Datagram) error { return nil }, func(d *dissect.Dissector) error { d.Finish(); return nil }
+	})
 }
 
 // benchCLI runs the command line on the replicated file, output discarded.

@@ -1,0 +1,136 @@
+package dissect_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+)
+
+// Stage benchmarks of the dissector on openbc-session-3.pcap (the end-to-end
+// ones, on a million datagrams, are in cmd/bcdump). BCDUMP_BENCH_COPIES sets
+// how many copies of the session the Run benchmarks read (default 20).
+
+func benchCopies() int {
+	n := 20
+	if s := os.Getenv("BCDUMP_BENCH_COPIES"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v > 0 {
+			n = v
+		}
+	}
+	return n
+}
+
+// session3Packets returns the matched packets of session 3 with copied
+// payloads.
+func session3Packets(b *testing.B) []capture.Packet {
+	r, err := capture.Open(filepath.Join(pipeShared(b), "captures", "openbc-session-3.pcap"), capture.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var ps []capture.Packet
+	for {
+		var p capture.Packet
+		if err := r.Next(&p); err == io.EOF {
+			return ps
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		p.Payload = append([]byte(nil), p.Payload...)
+		p.Data = nil
+		ps = append(ps, p)
+	}
+}
+
+func payloadBytes(ps []capture.Packet) int64 {
+	var n int64
+	for i := range ps {
+		n += int64(len(ps[i].Payload))
+	}
+	return n
+}
+
+// BenchmarkDecode is the stateless half (decipher, transport codec, opcode
+// decoders) over every datagram of session 3; one op is the whole session.
+func BenchmarkDecode(b *testing.B) {
+	ps := session3Packets(b)
+	d := dissect.New(dissect.Options{})
+	var dg dissect.Datagram
+	b.SetBytes(payloadBytes(ps))
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		for i := range ps {
+			d.Decode(&dg, &ps[i])
+		}
+	}
+	b.ReportMetric(float64(len(ps)*b.N)/time.Since(start).Seconds(), "datagrams/s")
+}
+
+// BenchmarkAdvance is the capture-order half (per-flow tracking,
+// reassembly) over session 3, decoded beforehand; each op starts a fresh
+// Dissector.
+func BenchmarkAdvance(b *testing.B) {
+	ps := session3Packets(b)
+	d0 := dissect.New(dissect.Options{})
+	dgs := make([]dissect.Datagram, len(ps))
+	for i := range ps {
+		d0.Decode(&dgs[i], &ps[i])
+	}
+	b.SetBytes(payloadBytes(ps))
+	b.ReportAllocs()
+	var el time.Duration
+	for b.Loop() {
+		d := dissect.New(dissect.Options{})
+		start := time.Now()
+		for i := range dgs {
+			d.Advance(&dgs[i])
+		}
+		el += time.Since(start)
+		d.Finish()
+	}
+	b.ReportMetric(float64(len(ps)*b.N)/el.Seconds(), "datagrams/s")
+}
+
+func benchRun(b *testing.B, run func(d *dissect.Dissector, r *capture.Reader) error) {
+	path := replicated(b, filepath.Join(pipeShared(b), "captures", "openbc-session-3.pcap"), benchCopies())
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	n := 0
+	start := time.Now()
+	for b.Loop() {
+		r, err := capture.Open(path, capture.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := run(dissect.New(dissect.Options{}), r); err != nil {
+			b.Fatal(err)
+		}
+		n += r.Stats().Matched
+		r.Close()
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "datagrams/s")
+}
+
+func nop(*dissect.Datagram) error { return nil }
+
+// BenchmarkRunSerial reads, decodes and advances session 3 replicated, on
+// one goroutine.
+func BenchmarkRunSerial(b *testing.B) {
+	benchRun(b, func(d *dissect.Dissector, r *capture.Reader) error { return d.RunSerial(r, nop) })
+}
+
+// BenchmarkRunParallel is BenchmarkRunSerial through the pipeline.
+func BenchmarkRunParallel(b *testing.B) {
+	benchRun(b, func(d *dissect.Dissector, r *capture.Reader) error { return d.RunParallel(r, 0, nop) })
+}
