@@ -77,7 +77,7 @@ func (m *Message) Summary() string {
 				break
 			}
 			if !ls[j].note {
-				if strings.ContainsAny(r[1:], ".[") || r[0] == '.' {
+				if r != "" && (r[0] == '.' || strings.ContainsAny(r[1:], ".[")) {
 					scalars = false
 				}
 				elems = append(elems, ls[j].Value)
