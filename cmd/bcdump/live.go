@@ -134,6 +134,8 @@ type liveRun struct {
 
 	printed   int // datagrams handed to the reporter
 	anomalies int
+	flows     int    // for the status line, as of the last tick
+	drops     uint64 // likewise
 }
 
 // loop captures until ctx ends, -c is reached or capture fails. Next wakes
@@ -177,15 +179,14 @@ func (r *liveRun) packet(p *capture.Packet) error {
 	if err := r.stats.Datagram(dg); err != nil {
 		return err
 	}
-	restore := r.status.aroundOutput()
+	shown := r.status.hide()
 	err := r.rep.Datagram(dg)
-	restore()
-	if err != nil {
-		return err
-	}
 	r.printed++
 	r.anomalies += len(dg.Anomalies)
-	return nil
+	if shown {
+		r.status.draw(r.statusText())
+	}
+	return err
 }
 
 // tick brings the -w file and the status line up to date.
@@ -196,11 +197,16 @@ func (r *liveRun) tick() error {
 		}
 	}
 	if r.status.on {
-		st := r.src.Stats()
-		r.status.draw(fmt.Sprintf("%s: %d datagrams, %d flows, %d anomalies, %d dropped",
-			r.src.Name(), r.printed, len(r.d.Flows()), r.anomalies, st.Drops))
+		r.flows, r.drops = len(r.d.Flows()), r.src.Stats().Drops
+		r.status.draw(r.statusText())
 	}
 	return nil
+}
+
+// statusText is the status line; flows and drops are as of the last tick.
+func (r *liveRun) statusText() string {
+	return fmt.Sprintf("%s: %d datagrams, %d flows, %d anomalies, %d dropped",
+		r.src.Name(), r.printed, r.flows, r.anomalies, r.drops)
 }
 
 // finish reports the end of the capture whatever stopped it: the end

@@ -16,7 +16,8 @@ type statusLine struct {
 	on        bool // stderr is a terminal
 	sharedTTY bool // stdout is a terminal too
 	shown     bool
-	text      string
+	text      string // what is shown
+
 }
 
 const clearLine = "\r\x1b[K"
@@ -32,9 +33,9 @@ func isTerminal(w io.Writer) bool {
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
-// draw replaces the line with text.
+// draw replaces the line with text; an unchanged line is left alone.
 func (l *statusLine) draw(text string) {
-	if !l.on {
+	if !l.on || l.shown && text == l.text {
 		return
 	}
 	l.text = text
@@ -42,7 +43,7 @@ func (l *statusLine) draw(text string) {
 	l.shown = true
 }
 
-// clear takes the line away for good (end of capture).
+// clear takes the line away.
 func (l *statusLine) clear() {
 	if l.shown {
 		io.WriteString(l.w, clearLine)
@@ -50,14 +51,12 @@ func (l *statusLine) clear() {
 	}
 }
 
-// aroundOutput takes the line away before a datagram goes to the same
-// terminal; the returned func puts it back.
-func (l *statusLine) aroundOutput() func() {
+// hide takes the line away before a datagram goes to the same terminal and
+// reports whether it did, so the caller draws it again after.
+func (l *statusLine) hide() bool {
 	if !l.sharedTTY || !l.shown {
-		return func() {}
+		return false
 	}
 	l.clear()
-	return l.restore
+	return true
 }
-
-func (l *statusLine) restore() { l.draw(l.text) }

@@ -199,12 +199,19 @@ func datagramTimes(t *testing.T, out string) []time.Time {
 // The whole sample session sent over loopback decodes live exactly as the
 // same datagrams (same addresses, same times) decode from a file, and the
 // -w file reads back to the same output.
+// On "any" the frames are Linux cooked (SLL2), in the -w file too.
 func TestLiveLoopbackSession(t *testing.T) {
 	needLive(t)
+	for _, iface := range []string{"lo", capture.AnyInterface} {
+		t.Run(iface, func(t *testing.T) { testLiveSession(t, iface) })
+	}
+}
+
+func testLiveSession(t *testing.T, iface string) {
 	ls := newLoopSession(t)
 	n := len(ls.sess.Datagrams)
 	wfile := filepath.Join(t.TempDir(), "live.pcapng")
-	args := append([]string{"-i", "lo", "-c", strconv.Itoa(n), "--format", "json", "-w", wfile, "--duration", "45s"}, ls.gamePort...)
+	args := append([]string{"-i", iface, "-c", strconv.Itoa(n), "--format", "json", "-w", wfile, "--duration", "45s"}, ls.gamePort...)
 	start := time.Now()
 	c := startLive(t, args...)
 	ls.send(t, 0, n)
@@ -214,7 +221,7 @@ func TestLiveLoopbackSession(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("live: exit %d, stderr %q", code, stderr)
 	}
-	summary := fmt.Sprintf("bcdump: %d datagrams in %d frames captured on lo, 0 dropped by the kernel\n", n, n)
+	summary := fmt.Sprintf("bcdump: %d datagrams in %d frames captured on %s, 0 dropped by the kernel\n", n, n, iface)
 	if !strings.HasSuffix(stderr, summary) {
 		t.Errorf("stderr should end with %q:\n%s", summary, stderr)
 	}
@@ -243,6 +250,19 @@ func TestLiveLoopbackSession(t *testing.T) {
 		}
 	}
 
+	wantLink := layers.LinkTypeEthernet
+	if iface == capture.AnyInterface {
+		wantLink = layers.LinkTypeLinuxSLL2
+	}
+	r, err := capture.Open(wfile, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p capture.Packet
+	if err := r.Next(&p); err != nil || r.Format() != "pcapng" || p.LinkType != wantLink {
+		t.Errorf("-w file: %s with link type %v (%v), want pcapng with %v", r.Format(), p.LinkType, err, wantLink)
+	}
+	r.Close()
 	code, reread, errs := runCLI(t, nil, append(readArgs, wfile)...)
 	if code != 0 {
 		t.Fatalf("read -w file: exit %d %s", code, errs)
@@ -343,4 +363,20 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return "(equal)"
+}
+
+// --fail-on judges a live capture at its end, as it does a file.
+func TestLiveFailOn(t *testing.T) {
+	needLive(t)
+	ls := newLoopSession(t)
+	c := startLive(t, append([]string{"-i", "lo", "-c", "1", "--fail-on", "warn", "-F", "json", "--duration", "45s"}, ls.gamePort...)...)
+	// Not GameSpy, and no valid transport datagram: a peer id with a
+	// message count the bytes do not hold.
+	if _, err := ls.cli.WriteToUDPAddrPort([]byte{0x02, 0x05, 0x32}, ls.sess.Server); err != nil {
+		t.Fatal(err)
+	}
+	code := c.wait(t)
+	if code != exitFinding || !strings.Contains(c.err.String(), "bcdump: --fail-on warn: ") || strings.Count(c.out.String(), "\n") < 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 after the datagram", code, c.out.String(), c.err.String())
+	}
 }
