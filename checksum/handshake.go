@@ -142,6 +142,20 @@ func (h *Handshake) request(dst []Finding, p []byte) []Finding {
 	return dst
 }
 
+// Unseen tells h that the capture missed messages the client sent on this
+// flow (the host ACKed data the capture does not hold): the outstanding
+// requests may have been answered out of sight, so the next request is not
+// blamed on them. A response that still arrives later matches as usual.
+func (h *Handshake) Unseen() {
+	if len(h.pending) == 0 {
+		return
+	}
+	for i := range h.pending {
+		h.pending[i].reported = true
+	}
+	h.answered = true
+}
+
 func nextName(i int) string {
 	if i >= len(Rounds) {
 		return "none"

@@ -329,3 +329,43 @@ func TestHandshakeLongDirectory(t *testing.T) {
 		t.Errorf("wrong dir_hash: findings %v", fs)
 	}
 }
+
+// TestHandshakeUnseen: once the caller learns the capture missed client
+// messages, the outstanding request is not blamed on the next one, and a
+// late answer still matches.
+func TestHandshakeUnseen(t *testing.T) {
+	tests := []struct {
+		name   string
+		unseen bool
+		late   bool // the round 1 answer arrives after round 2 was requested
+		want   []string
+	}{
+		{"answer missed, nothing known", false, false, []string{CodeRoundOrder}},
+		{"answer missed, gap known", true, false, nil},
+		{"answer late, gap known", true, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &Handshake{}
+			var got []Finding
+			got = h.Feed(got, true, reqMsg(0))
+			got = h.Feed(got, false, respMsg(0))
+			got = h.Feed(got, true, reqMsg(1))
+			if tt.unseen {
+				h.Unseen()
+			}
+			got = h.Feed(got, true, reqMsg(2))
+			if tt.late {
+				got = h.Feed(got, false, respMsg(1))
+			}
+			got = h.Feed(got, false, respMsg(2))
+			var codes []string
+			for _, f := range got {
+				codes = append(codes, f.Code)
+			}
+			if !reflect.DeepEqual(codes, tt.want) {
+				t.Errorf("findings %v, want %v", codes, tt.want)
+			}
+		})
+	}
+}

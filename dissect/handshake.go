@@ -56,6 +56,13 @@ func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
 		tm := &dg.Transport.Messages[i]
 		m := &dg.Msgs[i]
 		switch {
+		case tm.Type == transport.TypeACK:
+			if f != nil && dg.Dir == S2C && !tm.AckLow && m.Track.Ack == transport.AckUnknown {
+				// The host ACKed client data this capture lacks: a
+				// response may be among it (the stock excerpts miss the
+				// fragmented round 2 answer that trace #21 ACKs).
+				f.hs.Unseen()
+			}
 		case tm.Type == transport.TypeConnect && !m.Track.Retransmit:
 			if f == nil || dg.Dir == C2S && dg.Transport.PeerID == 0xFF {
 				// A client's Connect request starts a new handshake.
@@ -172,6 +179,10 @@ func handshakeRelevant(dg *Datagram) bool {
 		switch {
 		case tm.Type == transport.TypeConnect:
 			return true
+		case tm.Type == transport.TypeACK:
+			if dg.Dir == S2C && !tm.AckLow && dg.Msgs[i].Track.Ack == transport.AckUnknown {
+				return true
+			}
 		case tm.Type != transport.TypeData:
 		case dg.Msgs[i].Reassembled != nil:
 			return true
