@@ -61,9 +61,23 @@ func (f *Fields) add(fl Field) {
 	f.List = append(f.List, fl)
 }
 
+// next appends a zero Field and returns it, for the hot setters: filling
+// the slot in place saves building a 136-byte Field and copying it.
+func (f *Fields) next() *Field {
+	n := len(f.List)
+	if n < cap(f.List) {
+		f.List = f.List[:n+1]
+		f.List[n] = Field{}
+	} else {
+		f.List = append(f.List, Field{})
+	}
+	return &f.List[n]
+}
+
 // Uint appends an unsigned value.
 func (f *Fields) Uint(name string, off, n int, v uint64) {
-	f.add(Field{Name: name, Kind: KindUint, Off: off, Len: n, U: v})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Len, p.Bit, p.U = name, KindUint, off, n, -1, v
 }
 
 // Int appends a signed value.
@@ -73,7 +87,8 @@ func (f *Fields) Int(name string, off, n int, v int64) {
 
 // Float appends a float value.
 func (f *Fields) Float(name string, off, n int, v float64) {
-	f.add(Field{Name: name, Kind: KindFloat, Off: off, Len: n, F: v})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Len, p.Bit, p.F = name, KindFloat, off, n, -1, v
 }
 
 // Bool appends a boolean stored as a whole byte (bit < 0) or as bit `bit`
@@ -83,7 +98,8 @@ func (f *Fields) Bool(name string, off, n int, bit int, v bool) {
 	if v {
 		u = 1
 	}
-	f.List = append(f.List, Field{Name: name, Kind: KindBool, Off: off, Len: n, Bit: int8(bit), U: u})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Len, p.Bit, p.U = name, KindBool, off, n, int8(bit), u
 }
 
 // String appends 8-bit text; b aliases the payload.
@@ -98,7 +114,8 @@ func (f *Fields) Hash(name string, off int, v uint32) {
 
 // Hex appends an id or flag word shown in hex with n*2 digits.
 func (f *Fields) Hex(name string, off, n int, v uint64) {
-	f.add(Field{Name: name, Kind: KindHex, Off: off, Len: n, U: v})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Len, p.Bit, p.U = name, KindHex, off, n, -1, v
 }
 
 // Bytes appends opaque bytes.
@@ -108,7 +125,8 @@ func (f *Fields) Bytes(name string, off int, b []byte) {
 
 // Vec appends a 3-component vector.
 func (f *Fields) Vec(name string, off, n int, v [3]float64) {
-	f.add(Field{Name: name, Kind: KindVec, Off: off, Len: n, V: v})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Len, p.Bit, p.V = name, KindVec, off, n, -1, v
 }
 
 // Object opens a nested object; End closes it.
