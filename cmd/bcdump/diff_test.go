@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect/capture"
+)
+
+// chatVariant writes the sample with the client's chat "hello" (frame 24)
+// changed to "hellp": deciphered, edited, enciphered again.
+func chatVariant(t *testing.T) string {
+	t.Helper()
+	r, err := capture.Open(samplePcap, capture.Options{AllFrames: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	w, err := capture.NewWriterFor(&buf, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p capture.Packet
+	for r.Next(&p) == nil {
+		if p.Frame == 24 {
+			cipher.Decrypt(p.Payload)
+			if !bytes.HasSuffix(p.Payload, []byte("hello")) {
+				t.Fatalf("frame 24 is not the chat: % x", p.Payload)
+			}
+			p.Payload[len(p.Payload)-1] = 'p'
+			cipher.Encrypt(p.Payload)
+			if err := capture.FixUDPChecksum(&p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Write(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "chat.pcap")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDiffExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	_, trace, _ := runCLI(t, nil, "read", "--format", "json", samplePcap)
+	tracePath := filepath.Join(dir, "sample.json")
+	if err := os.WriteFile(tracePath, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chat := chatVariant(t)
+	sample, err := os.ReadFile(samplePcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		stdin []byte
+		args  []string
+		code  int
+		out   string // substring of stdout
+		err   string // substring of stderr
+	}{
+		{"itself", nil, []string{samplePcap, samplePcap}, exitOK, "no differences", ""},
+		{"own-json", nil, []string{tracePath, samplePcap}, exitOK, "no differences", ""},
+		{"stdin", sample, []string{tracePath, "-"}, exitOK, "no differences", ""},
+		{"chat", nil, []string{samplePcap, chat}, exitFinding, `fields.text: "hello" -> "hellp"`, ""},
+		{"chat-ignored", nil, []string{"--ignore", "fields.text", samplePcap, chat}, exitOK, "no differences", ""},
+		{"chat-json", nil, []string{"-F", "json", tracePath, chat}, exitFinding, `"path": "fields.text"`, ""},
+		{"context", nil, []string{"-U", "0", samplePcap, chat}, exitFinding, "@@ flow 1 (client #1) c2s @@\n-24", ""},
+		{"missing-file", nil, []string{samplePcap, filepath.Join(dir, "nope.pcap")}, exitTrouble, "", "nope.pcap"},
+		{"not-a-capture", nil, []string{samplePcap, "diff_test.go"}, exitTrouble, "", "diff_test.go"},
+		{"bad-json", []byte("{\"frame\":1,\n"), []string{samplePcap, "-"}, exitTrouble, "", "line 1"},
+		{"bad-format", nil, []string{"-F", "xml", samplePcap, samplePcap}, exitTrouble, "", "--format"},
+		{"bad-timing", nil, []string{"--timing", "soon", samplePcap, samplePcap}, exitTrouble, "", "--timing"},
+		{"one-arg", nil, []string{samplePcap}, exitTrouble, "", "2 arg"},
+		{"two-stdin", nil, []string{"-", "-"}, exitTrouble, "", "stdin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tt.stdin, append([]string{"diff"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errs, tt.err) {
+				t.Fatalf("code %d (want %d)\nstdout:\n%s\nstderr: %s", code, tt.code, out, errs)
+			}
+		})
+	}
+}
+
+func TestDiffJSONDocument(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "diff", "--format", "json", "--retransmits", "--addresses", "--timing", "1s", samplePcap, chatVariant(t))
+	if code != exitFinding {
+		t.Fatalf("code %d, stderr %s", code, errs)
+	}
+	var doc struct {
+		Equal       bool
+		Summary     struct{ Differences, Changed int }
+		Differences []struct {
+			Flow    int
+			Dir, Op string
+			Old     struct{ Frame int }
+			Changes []struct {
+				Path     string
+				Old, New any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Equal || doc.Summary.Differences != 1 || len(doc.Differences) != 1 {
+		t.Fatalf("%+v", doc)
+	}
+	d := doc.Differences[0]
+	if d.Op != "changed" || d.Dir != "c2s" || d.Old.Frame != 24 || d.Changes[0].Path != "fields.text" || d.Changes[0].New != "hellp" {
+		t.Fatalf("%+v", d)
+	}
+}
