@@ -146,7 +146,13 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 	if ev := d.track.Events(); len(ev) > 0 {
 		d.events = append(d.events, ev...)
 	}
-	d.analyzeHandshake(dg, transport.FlowKey{Client: tp.Client, Server: tp.Server})
+	key := transport.FlowKey{Client: tp.Client, Server: tp.Server}
+	for i := range dg.Anomalies {
+		if dg.Anomalies[i].Code == CodePayloadMalformed {
+			d.track.CountAnomaly(key, CodePayloadMalformed) // the flow's stats count every layer
+		}
+	}
+	d.analyzeHandshake(dg, key)
 }
 
 func decodeMessages(dg *Datagram) {

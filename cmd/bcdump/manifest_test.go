@@ -184,9 +184,9 @@ func TestReadManifest(t *testing.T) {
 			t.Errorf("%s: code %d err %q; output lacks %q", tt.format, code, errs, tt.want)
 		}
 	}
-	// The excerpt lacks the fragmented round 2 answer: round 3 is early.
+	// The one warning of the stitched excerpts: frame 13 reuses a seq.
 	code, _, errs := runCLI(t, nil, "read", "--fail-on", "warn", stock)
-	if code != exitFinding || !strings.Contains(errs, "first: checksum-round-order") {
+	if code != exitFinding || !strings.Contains(errs, "1 anomalies at or above warn (first: seq-reuse)") {
 		t.Errorf("--fail-on warn: code %d err %q", code, errs)
 	}
 	if code, _, errs := runCLI(t, nil, "read", "--manifest", filepath.Join(t.TempDir(), "none.json"), stock); code != exitTrouble || !strings.Contains(errs, "--manifest") {
