@@ -105,5 +105,9 @@ func (g *severityGate) err() error {
 	if g == nil || g.count == 0 {
 		return nil
 	}
-	return &findingError{msg: fmt.Sprintf("--fail-on %s: %d anomalies at or above %s (first: %s)", g.min, g.count, g.min, g.first)}
+	noun := "anomalies"
+	if g.count == 1 {
+		noun = "anomaly"
+	}
+	return &findingError{msg: fmt.Sprintf("--fail-on %s: %d %s at or above %s (first: %s)", g.min, g.count, noun, g.min, g.first)}
 }

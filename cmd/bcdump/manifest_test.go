@@ -186,7 +186,7 @@ func TestReadManifest(t *testing.T) {
 	}
 	// The one warning of the stitched excerpts: frame 13 reuses a seq.
 	code, _, errs := runCLI(t, nil, "read", "--fail-on", "warn", stock)
-	if code != exitFinding || !strings.Contains(errs, "1 anomalies at or above warn (first: seq-reuse)") {
+	if code != exitFinding || !strings.Contains(errs, "1 anomaly at or above warn (first: seq-reuse)") {
 		t.Errorf("--fail-on warn: code %d err %q", code, errs)
 	}
 	if code, _, errs := runCLI(t, nil, "read", "--manifest", filepath.Join(t.TempDir(), "none.json"), stock); code != exitTrouble || !strings.Contains(errs, "--manifest") {
