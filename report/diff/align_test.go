@@ -125,7 +125,7 @@ func TestAlignGreedy(t *testing.T) {
 // Huge, completely different sequences end in the greedy fallback instead
 // of O(N·D) work.
 func TestAlignBudget(t *testing.T) {
-	const n = 200_000
+	const n = 20_000
 	a, b := make([]uint32, n), make([]uint32, n)
 	for i := range a {
 		a[i], b[i] = uint32(2*i), uint32(2*i+1)

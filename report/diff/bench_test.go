@@ -1,0 +1,53 @@
+package diff
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bcdump/bcdump/dissect"
+)
+
+// benchInput is openbc-session-3 (a realistic mix) when the reference
+// material is there, else the sample.
+func benchInput(b *testing.B) []byte {
+	if data, err := os.ReadFile(filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap")); err == nil {
+		return data
+	}
+	return samplePcap(b)
+}
+
+func BenchmarkLoadCapture(b *testing.B) {
+	data := benchInput(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Load("bench", bytes.NewReader(data), dissect.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLoadJSON(b *testing.B) {
+	data := traceOf(b, benchInput(b))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Load("bench", bytes.NewReader(data), dissect.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCompare(b *testing.B) {
+	data := benchInput(b)
+	c := load(b, "bench", data)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if res := Compare(c, c, Options{Context: 3}); !res.Equal() {
+			b.Fatal("differs from itself")
+		}
+	}
+}

@@ -1,0 +1,48 @@
+// Package diff compares the decoded conversations of two captures or saved
+// `bcdump read --format json` traces (`bcdump diff`), for regression tests
+// of servers, clients and bcdump itself.
+//
+// Both inputs go through one path: a capture is decoded and each datagram
+// rendered by the JSON reporter's encoder, then parsed back exactly like a
+// line of a saved trace, so a capture and its own trace are equal by
+// construction.
+//
+// The conversation. A flow is one client endpoint with one server endpoint.
+// Flows carrying game datagrams are "client" flows, flows of GameSpy
+// datagrams only (server-browser queries from their own ports) "gamespy"
+// flows; each role is numbered by first appearance. Within a flow, each
+// direction is the sequence of delivered messages in capture order:
+//
+//   - an unfragmented message, on its first send;
+//   - a fragmented message once, on the datagram that completed it, with
+//     the reassembled payload's opcode and fields;
+//   - a GameSpy datagram, with its key/value pairs as "gamespy.KEY" (its
+//     text when it has no pairs).
+//
+// Retransmitted copies, keepalive repeats of PeerInfo, duplicate fragments,
+// fragments that never completed and ACKs are not messages. ACKs only
+// record, per reliable message, whether it was acknowledged.
+//
+// What is compared. Each message's transport type, reliable and ordered
+// flags, opcode, decoded fields (as flattened JSON key paths such as
+// "fields.files[3].content_hash") and raw payload where it was not decoded.
+// Labels ("<key>_name" next to "<key>") are shown but never compared: they
+// follow from the value and from the manifest the trace was read with.
+// The reliable seq is compared relative to its channel: the advance from the
+// previous message of the same direction and channel (low: types 0x00-0x05,
+// high: Data) must be the same on both sides, so one added message does not
+// shift every later seq. Not compared unless asked: timestamps (Timing),
+// endpoints and the addresses inside Connect, PeerInfo and Disconnect
+// (Addresses), resend counts and whether a message was ACKed (Retransmits),
+// datagram boundaries (which messages and ACKs shared a datagram), message
+// offsets and lengths, fragment counts, peer id bytes and anomalies (gate
+// on those with `bcdump read --fail-on`).
+//
+// Alignment. Flows are paired per role by order of first appearance; a flow
+// whose whole conversation equals one of the other side's is paired with it
+// first, so independent flows that started in another order are no
+// difference. Each direction is aligned with Myers' diff on the compared
+// content; within a run of removals and additions, a removed and an added
+// message of the same transport type and opcode pair up as one changed
+// message, whose differing key paths are listed old -> new.
+package diff
