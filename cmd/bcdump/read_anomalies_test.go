@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/sessiongen"
+	"github.com/bcdump/bcdump/transport"
+)
+
+var updateAnomalies = flag.Bool("update-anomalies", false, "rewrite testdata/golden/anomalies.table (the README's anomaly examples)")
+
+const anomaliesGolden = "../../testdata/golden/anomalies.table"
+
+const anomaliesGoldenHeader = `# The README's anomaly examples: per code, the capture, the "bcdump read"
+# table line and the anomaly's message. Regenerate (with ../shared present):
+#   go test ./cmd/bcdump -run Anomal -update-anomalies
+`
+
+// anomalyCase is one README example: a capture, the anomaly it shows and
+// where.
+type anomalyCase struct {
+	code, severity string
+	source         string // golden heading: where the capture comes from
+	// capture returns the capture's path and extra read flags; it skips the
+	// test when a shared capture is absent.
+	capture func(t *testing.T) (path string, flags []string)
+	frame   int  // datagram carrying the anomaly, or the one an event is about
+	event   bool // reported at the end (summary), not on the datagram
+	onFrame int  // occurrences on frame (default 1)
+	// generated captures are clean but for the fault: code exactly once
+	// (per message for per-message events) and no codes outside also.
+	generated bool
+	also      []string
+}
+
+func (c *anomalyCase) key() string { return c.code + " " + c.source }
+
+// generatedCapture writes sessiongen.Anomaly(code) to a temporary pcap.
+func generatedCapture(code string) func(t *testing.T) (string, []string) {
+	return func(t *testing.T) (string, []string) {
+		s, ok := sessiongen.Anomaly(code)
+		if !ok {
+			t.Fatalf("sessiongen has no scenario for %s", code)
+		}
+		return writeSession(t, s, code), nil
+	}
+}
+
+func writeSession(t *testing.T, s *sessiongen.Session, name string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.WritePcap(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name+".pcap")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// seed001Frame is the frame of the first send of seed 001's stuck message.
+const seed001Frame = 10
+
+func seed001Capture(v sessiongen.Seed001Acks) func(t *testing.T) (string, []string) {
+	return func(t *testing.T) (string, []string) {
+		path, first, _ := writeSeed001(t, v)
+		if first != seed001Frame {
+			t.Fatalf("stuck message first sent in frame %d, the cases say %d", first, seed001Frame)
+		}
+		return path, nil
+	}
+}
+
+// sharedCase finds a capture in ../shared/captures (or the bundled sample);
+// withManifest adds --manifest with the shared vanilla-1.1.json.
+func sharedCase(name string, withManifest bool) func(t *testing.T) (string, []string) {
+	return func(t *testing.T) (string, []string) {
+		var path string
+		if name == "sample.pcap" {
+			path = samplePcap
+		} else {
+			path = sharedCapture(t, name)
+		}
+		if !withManifest {
+			return path, nil
+		}
+		captures := filepath.Dir(sharedCapture(t, "stock-excerpts.pcap"))
+		return path, []string{"--manifest", filepath.Join(captures, "..", "data", "vanilla-1.1.json")}
+	}
+}
+
+// anomalyCases is every anomaly code with the capture the README quotes
+// for it, in README order.
+func anomalyCases() []anomalyCase {
+	gen := func(code, sev string, frame int, event bool, also ...string) anomalyCase {
+		return anomalyCase{code: code, severity: sev, source: fmt.Sprintf("generated: sessiongen.Anomaly(%q)", code),
+			capture: generatedCapture(code), frame: frame, event: event, generated: true, also: also}
+	}
+	seed := func(code string, v sessiongen.Seed001Acks) anomalyCase {
+		return anomalyCase{code: code, severity: "warn", source: "generated: sessiongen.Seed001(" + v.String() + ")",
+			capture: seed001Capture(v), frame: seed001Frame, event: true, generated: true, also: []string{"retransmit"}}
+	}
+	shared := func(code, sev, name string, frame int, manifest ...bool) anomalyCase {
+		src := "real: " + name
+		withManifest := len(manifest) > 0 && manifest[0]
+		if withManifest {
+			src += " --manifest vanilla-1.1.json"
+		}
+		return anomalyCase{code: code, severity: sev, source: fmt.Sprintf("%s frame %d", src, frame),
+			capture: sharedCase(name, withManifest), frame: frame}
+	}
+	af := sessiongen.AnomalyFrame
+	// The stock disconnect datagram's stale ACKs (protocol-facts 5.3).
+	ack := shared("ack-unknown", "note", "stock-excerpts.pcap", 17)
+	ack.onFrame = 2
+	// The sample's synthetic round 2 hashes: eight listed, one counting
+	// the rest.
+	unknown := shared("checksum-file-unknown", "note", "sample.pcap", 14, true)
+	unknown.onFrame = 9
+	return []anomalyCase{
+		gen("short-datagram", "error", af, false),
+		gen("bad-length", "error", af, false),
+		shared("length-overrun", "error", "openbc-session-2.pcap", 60),
+		shared("unknown-transport-type", "error", "openbc-session-2.pcap", 30),
+		gen("msg-count-mismatch", "error", af, false),
+		gen("trailing-bytes", "warn", af, false),
+		shared("payload-malformed", "error", "openbc-session-3.pcap", 2121),
+		shared("retransmit", "note", "openbc-session-3.pcap", 2121),
+		gen("retransmit-differs", "error", af+1, false, "retransmit"),
+		shared("seq-reuse", "warn", "stock-excerpts.pcap", 13),
+		shared("seq-reuse", "warn", "openbc-session-2.pcap", 154),
+		ack,
+		seed("unacked-fragment-retransmit", sessiongen.Seed001FragmentAcks),
+		seed("retransmit-unacked", sessiongen.Seed001AcksLost),
+		seed("ack-mismatch", sessiongen.Seed001AcksWithoutFragFlag),
+		gen("fragment-incomplete", "warn", af, true),
+		gen("reassembly-overflow", "warn", af+8, false),
+		gen("fragment-bad-total", "error", af, false),
+		gen("fragment-unreliable", "warn", af, false),
+		shared("peer-id-mismatch", "warn", "openbc-session-2.pcap", 62),
+		gen("peer-timeout", "warn", af-1, true),
+		gen("tracking-limit", "note", af, true),
+		gen("checksum-round-order", "warn", af, false),
+		gen("checksum-bitbyte-plain", "warn", af+1, false),
+		gen("checksum-missing-complete", "warn", af+1, false),
+		shared("checksum-version", "error", "openbc-session-2.pcap", 8),
+		shared("checksum-dir-hash", "error", "openbc-session-2.pcap", 14),
+		gen("checksum-tree-malformed", "error", af, false, "payload-malformed"),
+		shared("checksum-file-mismatch", "note", "stock-excerpts.pcap", 3, true),
+		unknown,
+	}
+}
+
+// anomalySeen is one anomaly of a read --format json run.
+type anomalySeen struct {
+	frame           int
+	event           bool
+	code, sev, text string
+}
+
+func readAnomalies(t *testing.T, path string, flags []string) []anomalySeen {
+	t.Helper()
+	code, out, errs := runCLI(t, nil, append(append([]string{"read", "--format", "json"}, flags...), path)...)
+	if code != exitOK || errs != "" {
+		t.Fatalf("read --format json: code %d err %q", code, errs)
+	}
+	var seen []anomalySeen
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l seed001Line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("%v: %s", err, sc.Text())
+		}
+		for _, a := range l.Anomalies {
+			s := anomalySeen{frame: l.Frame, code: a.Code, sev: a.Severity, text: a.Message}
+			if l.Kind == "summary" {
+				s.frame, s.event = a.Frame, true
+			}
+			seen = append(seen, s)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return seen
+}
+
+// tableLines returns the table lines that show the anomaly: the datagram
+// line of frame, or the end lines of code about frame.
+func tableLines(t *testing.T, path string, flags []string, c *anomalyCase) []string {
+	t.Helper()
+	code, out, errs := runCLI(t, nil, append(append([]string{"read"}, flags...), path)...)
+	if code != exitOK || errs != "" {
+		t.Fatalf("read: code %d err %q", code, errs)
+	}
+	prefix := fmt.Sprintf("%6d ", c.frame)
+	if c.event {
+		prefix = fmt.Sprintf("   end %s %s frame %d ", c.severity, c.code, c.frame)
+	}
+	var lines []string
+	for l := range strings.Lines(out) {
+		if strings.HasPrefix(l, prefix) {
+			lines = append(lines, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	return lines
+}
+
+// TestReadAnomalies shows every anomaly code on the capture the README
+// quotes: the code with its severity on the right frame, as often as
+// expected (once per message for per-message events), nothing else on the
+// generated captures, and the README's table line (golden file).
+func TestReadAnomalies(t *testing.T) {
+	golden := readAnomalyGolden(t)
+	var out bytes.Buffer
+	out.WriteString(anomaliesGoldenHeader)
+	complete := true
+	for _, c := range anomalyCases() {
+		t.Run(strings.ReplaceAll(c.key(), " ", "_"), func(t *testing.T) {
+			var section string
+			defer func() {
+				if section == "" || t.Failed() {
+					complete = false
+				}
+				out.WriteString(section)
+			}()
+			path, flags := c.capture(t)
+			seen := readAnomalies(t, path, flags)
+			var onFrame, total int
+			var text string
+			for _, s := range seen {
+				switch {
+				case s.code == c.code:
+					total++
+					if s.sev != c.severity {
+						t.Errorf("%s on frame %d has severity %s, want %s", s.code, s.frame, s.sev, c.severity)
+					}
+					if s.frame == c.frame && s.event == c.event {
+						if onFrame++; onFrame == 1 {
+							text = s.text
+						}
+					} else if c.generated {
+						t.Errorf("%s on frame %d (event %v), want only frame %d (event %v)", s.code, s.frame, s.event, c.frame, c.event)
+					}
+				case c.generated && !slices.Contains(c.also, s.code):
+					t.Errorf("unexpected %s %s on frame %d: %s", s.sev, s.code, s.frame, s.text)
+				}
+			}
+			if want := max(c.onFrame, 1); onFrame != want {
+				t.Errorf("%d %s on frame %d (event %v), want %d", onFrame, c.code, c.frame, c.event, want)
+			}
+			if c.generated && total != 1 {
+				t.Errorf("%d %s in the capture, want 1", total, c.code)
+			}
+			if c.generated {
+				// bcdump stats counts it as often, in the totals.
+				code, out, errs := runCLI(t, nil, append(append([]string{"stats", "-F", "json"}, flags...), path)...)
+				if code != exitOK {
+					t.Fatalf("stats: code %d err %q", code, errs)
+				}
+				n := 0
+				for _, a := range parseStats(t, out).Anomalies {
+					if a.Code == c.code {
+						n += a.Count
+					}
+				}
+				if n != total {
+					t.Errorf("stats counts %d %s, read shows %d", n, c.code, total)
+				}
+			}
+			lines := tableLines(t, path, flags, &c)
+			if len(lines) != 1 || !c.event && !strings.Contains(lines[0], " !"+c.code) {
+				t.Fatalf("table lines for frame %d: %q, want one showing %s", c.frame, lines, c.code)
+			}
+			// An end line holds the message already.
+			section = fmt.Sprintf("== %s (%s) %s\n%s\n", c.code, c.severity, c.source, lines[0])
+			if !c.event {
+				section += "message: " + text + "\n"
+			}
+			if want, ok := golden[c.key()]; !*updateAnomalies && (!ok || want != section) {
+				t.Errorf("README example changed (rerun with -update-anomalies if intended):\n got: %s\nwant: %s", section, want)
+			}
+		})
+	}
+	if *updateAnomalies {
+		if !complete {
+			t.Fatal("not rewriting the golden file: some cases failed or were skipped (shared captures absent?)")
+		}
+		if err := os.WriteFile(anomaliesGolden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readAnomalyGolden splits the golden file into sections by their
+// "== code (severity) source" heading, keyed by code and source.
+func readAnomalyGolden(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(anomaliesGolden)
+	if err != nil {
+		if *updateAnomalies && os.IsNotExist(err) {
+			return nil
+		}
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	var key string
+	for l := range strings.Lines(string(data)) {
+		if head, ok := strings.CutPrefix(l, "== "); ok {
+			code, rest, _ := strings.Cut(head, " ")
+			_, source, _ := strings.Cut(rest, ") ")
+			key = code + " " + strings.TrimSuffix(source, "\n")
+		}
+		m[key] += l
+	}
+	return m
+}
+
+// Every anomaly code the tree defines has a case, with the code's
+// severity, and so has every scenario of sessiongen.
+func TestReadAnomaliesCoverCodes(t *testing.T) {
+	sev := map[string]string{}
+	for _, c := range anomalyCases() {
+		sev[c.code] = c.severity
+	}
+	want := map[string]string{
+		transport.CodeShortDatagram: "error", transport.CodeBadLength: "error", transport.CodeLengthOverrun: "error",
+		transport.CodeUnknownTransportType: "error", transport.CodeMsgCountMismatch: "error", transport.CodeTrailingBytes: "warn",
+		dissect.CodePayloadMalformed: "error",
+		transport.CodeRetransmit:     "note", transport.CodeRetransmitDiffers: "error", transport.CodeSeqReuse: "warn",
+		transport.CodeAckUnknown: "note", transport.CodeReassemblyOverflow: "warn", transport.CodeFragmentBadTotal: "error",
+		transport.CodeFragmentUnreliable: "warn", transport.CodePeerIDMismatch: "warn", transport.CodeTrackingLimit: "note",
+		transport.CodeUnackedFragmentRetransmit: "warn", transport.CodeRetransmitUnacked: "warn", transport.CodeAckMismatch: "warn",
+		transport.CodeFragmentIncomplete: "warn", transport.CodePeerTimeout: "warn",
+	}
+	for _, c := range checksum.Codes {
+		want[c.Code] = c.Severity.String()
+	}
+	for _, code := range sessiongen.AnomalyCodes() {
+		if _, ok := want[code]; !ok {
+			want[code] = sev[code]
+		}
+	}
+	for code, w := range want {
+		if got, ok := sev[code]; !ok || got != w {
+			t.Errorf("%s: case severity %q (present %v), want %s", code, got, ok, w)
+		}
+	}
+	for code := range sev {
+		if _, ok := want[code]; !ok {
+			t.Errorf("case for %s, which the tree does not define", code)
+		}
+	}
+}
