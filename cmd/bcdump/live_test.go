@@ -1,14 +1,16 @@
+//go:build linux
+
 package main
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,12 +45,11 @@ func (b *syncBuffer) String() string {
 }
 
 // needLive skips unless live capture on lo is permitted; with
-// BCDUMP_REQUIRE_LIVE=1 (CI, as root) it fails instead.
+// BCDUMP_REQUIRE_LIVE=1 (CI, as root) it fails instead. It also takes the
+// live-test lock for the rest of the test.
 func needLive(t *testing.T) {
 	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("live capture needs Linux")
-	}
+	lockLive(t)
 	l, err := capture.OpenLive("lo", capture.LiveOptions{Ports: []uint16{9}})
 	if err == nil {
 		l.Close()
@@ -196,6 +197,30 @@ func datagramTimes(t *testing.T, out string) []time.Time {
 	return times
 }
 
+// lockLive serializes the live tests of every test process on this host:
+// each captures all of lo's traffic on the game port, so two running at
+// once (go test of this package from two shells) would see each other's.
+func lockLive(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "bcdump-live-test.lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			t.Fatalf("live-test lock %s: %v", f.Name(), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
+}
+
 // The whole sample session sent over loopback decodes live exactly as the
 // same datagrams (same addresses, same times) decode from a file, and the
 // -w file reads back to the same output.
@@ -322,9 +347,6 @@ func TestLiveErrors(t *testing.T) {
 		{"bad port", []string{"-i", "lo", "--port", "70000"}, "--port 70000"},
 		{"write to stdout", []string{"-i", "lo", "-w", "-"}, "-w -"},
 		{"too many ports", append([]string{"-i", "lo"}, manyPorts(capture.MaxLivePorts)...), "at most"},
-	}
-	if runtime.GOOS != "linux" {
-		tests = tests[:1]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
