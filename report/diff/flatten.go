@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -26,80 +25,164 @@ type Leaf struct {
 const maxDepth = 64
 
 // appendLeaves flattens the JSON object or value raw under prefix, keeping
-// the key order of the input (the wire order of the fields).
+// the key order of the input (the wire order of the fields). raw must be
+// valid JSON (it comes out of encoding/json, which checked it); the
+// flattener still fails cleanly on anything else.
 func appendLeaves(ls []Leaf, prefix string, raw []byte) ([]Leaf, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	ls, err := flattenValue(ls, dec, prefix, 0)
-	if err != nil {
-		return ls, err
+	fl := flattener{b: raw, ls: ls}
+	err := fl.value(prefix, 0)
+	if err == nil {
+		fl.space()
+		if fl.i != len(fl.b) {
+			err = errors.New("trailing data after value")
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return ls, errors.New("trailing data after value")
-	}
-	return ls, nil
+	return fl.ls, err
 }
 
-func flattenValue(ls []Leaf, dec *json.Decoder, path string, depth int) ([]Leaf, error) {
-	if depth > maxDepth {
-		return ls, fmt.Errorf("%s: nested deeper than %d levels", path, maxDepth)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return ls, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			n := 0
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return ls, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return ls, fmt.Errorf("%s: object key is not a string", path)
-				}
-				if ls, err = flattenValue(ls, dec, joinKey(path, key), depth+1); err != nil {
-					return ls, err
-				}
-				n++
-			}
-			if _, err := dec.Token(); err != nil {
-				return ls, err
-			}
-			if n == 0 {
-				ls = append(ls, Leaf{Path: path, Value: "{}"})
-			}
-		case '[':
-			n := 0
-			for dec.More() {
-				if ls, err = flattenValue(ls, dec, path+"["+strconv.Itoa(n)+"]", depth+1); err != nil {
-					return ls, err
-				}
-				n++
-			}
-			if _, err := dec.Token(); err != nil {
-				return ls, err
-			}
-			if n == 0 {
-				ls = append(ls, Leaf{Path: path, Value: "[]"})
-			}
+// flattener is a small recursive-descent reader of JSON values: far fewer
+// allocations than encoding/json's token stream, one leaf per scalar.
+type flattener struct {
+	b  []byte
+	i  int
+	ls []Leaf
+}
+
+var errBadJSON = errors.New("malformed JSON value")
+
+func (f *flattener) space() {
+	for f.i < len(f.b) {
+		switch f.b[f.i] {
+		case ' ', '\t', '\r', '\n':
+			f.i++
 		default:
-			return ls, fmt.Errorf("%s: unexpected %v", path, t)
+			return
 		}
-	case string:
-		ls = append(ls, Leaf{Path: path, Value: quote(t)})
-	case json.Number:
-		ls = append(ls, Leaf{Path: path, Value: t.String()})
-	case bool:
-		ls = append(ls, Leaf{Path: path, Value: strconv.FormatBool(t)})
-	case nil:
-		ls = append(ls, Leaf{Path: path, Value: "null"})
 	}
-	return ls, nil
+}
+
+func (f *flattener) value(path string, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%s: nested deeper than %d levels", path, maxDepth)
+	}
+	f.space()
+	if f.i >= len(f.b) {
+		return errBadJSON
+	}
+	switch c := f.b[f.i]; {
+	case c == '{':
+		f.i++
+		n := 0
+		for {
+			f.space()
+			if f.i < len(f.b) && f.b[f.i] == '}' && n == 0 {
+				f.i++
+				f.ls = append(f.ls, Leaf{Path: path, Value: "{}"})
+				return nil
+			}
+			key, err := f.str()
+			if err != nil {
+				return err
+			}
+			f.space()
+			if f.i >= len(f.b) || f.b[f.i] != ':' {
+				return errBadJSON
+			}
+			f.i++
+			if err := f.value(joinKey(path, key), depth+1); err != nil {
+				return err
+			}
+			n++
+			f.space()
+			if f.i >= len(f.b) {
+				return errBadJSON
+			}
+			if f.b[f.i] == '}' {
+				f.i++
+				return nil
+			}
+			if f.b[f.i] != ',' {
+				return errBadJSON
+			}
+			f.i++
+		}
+	case c == '[':
+		f.i++
+		for n := 0; ; n++ {
+			f.space()
+			if f.i < len(f.b) && f.b[f.i] == ']' && n == 0 {
+				f.i++
+				f.ls = append(f.ls, Leaf{Path: path, Value: "[]"})
+				return nil
+			}
+			if err := f.value(path+"["+strconv.Itoa(n)+"]", depth+1); err != nil {
+				return err
+			}
+			f.space()
+			if f.i >= len(f.b) {
+				return errBadJSON
+			}
+			if f.b[f.i] == ']' {
+				f.i++
+				return nil
+			}
+			if f.b[f.i] != ',' {
+				return errBadJSON
+			}
+			f.i++
+		}
+	case c == '"':
+		start := f.i
+		s, err := f.str()
+		if err != nil {
+			return err
+		}
+		v := string(f.b[start:f.i])
+		if bytes.ContainsAny(f.b[start:f.i], "\\\x7f") {
+			v = quote(s)
+		}
+		f.ls = append(f.ls, Leaf{Path: path, Value: v})
+		return nil
+	default:
+		// true, false, null or a number: kept as written.
+		start := f.i
+		for f.i < len(f.b) && !strings.ContainsRune(" \t\r\n,]}", rune(f.b[f.i])) {
+			f.i++
+		}
+		if f.i == start {
+			return errBadJSON
+		}
+		f.ls = append(f.ls, Leaf{Path: path, Value: string(f.b[start:f.i])})
+		return nil
+	}
+}
+
+// str reads a JSON string and returns its value.
+func (f *flattener) str() (string, error) {
+	if f.i >= len(f.b) || f.b[f.i] != '"' {
+		return "", errBadJSON
+	}
+	start := f.i
+	esc := false
+	for f.i++; f.i < len(f.b); f.i++ {
+		switch f.b[f.i] {
+		case '\\':
+			esc = true
+			f.i++
+		case '"':
+			f.i++
+			raw := f.b[start:f.i]
+			if !esc {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return "", err
+			}
+			return s, nil
+		}
+	}
+	return "", errBadJSON
 }
 
 func joinKey(path, key string) string {
@@ -109,11 +192,33 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-// quote renders s as a JSON string, the canonical form of string values.
+// quote renders s as a JSON string the way the JSON reporter writes it
+// (only quote, backslash and control characters escaped), the canonical
+// form of string values: a trace that escapes more still compares equal.
 func quote(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20 || c == 0x7F:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
 }
+
+const hexDigits = "0123456789abcdef"
 
 // isNote says whether leaf path p is a "<key>_name" label whose sibling
 // "<key>" exists in ls: labels are derived from the value (and from the

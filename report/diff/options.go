@@ -38,7 +38,7 @@ func ParseTolerance(s string) (time.Duration, error) {
 		return d, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f > 1e9 {
+	if err != nil || !(f >= 0 && f <= 1e9) { // also NaN
 		return 0, fmt.Errorf("timing tolerance %q is not a duration (like 50ms) or seconds", s)
 	}
 	return time.Duration(f * float64(time.Second)), nil
