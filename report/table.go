@@ -107,10 +107,11 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	} else {
 		b = append(b, " peer="...)
 		b = appendPeer(b, d.Transport.PeerID)
-		b = append(b, ' ')
 		for i := range d.Transport.Messages {
 			if i > 0 {
 				b = append(b, " | "...)
+			} else {
+				b = append(b, ' ')
 			}
 			s = appendMessageBrief(s[:0], d, i)
 			c := t.pal.data
@@ -123,7 +124,7 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 			b = t.pal.paint(b, c, s)
 		}
 		if len(d.Transport.Messages) == 0 && len(d.Plain) > 2 {
-			b = append(b, "raw="...)
+			b = append(b, " raw="...)
 			b = appendHexPrefix(b, d.Plain[2:], 24)
 		}
 	}

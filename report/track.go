@@ -51,6 +51,9 @@ func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 		b = strconv.AppendInt(b, int64(t.RetransmitCount), 10)
 		b = append(b, ']')
 	}
+	if t.Keepalive {
+		b = append(b, " [keepalive]"...)
+	}
 	if t.Dup {
 		b = append(b, " [dup]"...)
 	}

@@ -225,7 +225,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 			what, was = fmt.Sprintf("opcode 0x%02X", op), fmt.Sprintf("opcode 0x%02X", old.op)
 		}
 		t.msgAnom(f, i, m, CodeSeqReuse, SevWarn,
-			"%s %s seq %d reused by a %s message while %s (frame %d) still holds it; tracked as a new message",
+			"%s %s seq %d reused by another message (%s) while %s (frame %d) still holds it; tracked as a new message",
 			d, c, m.Seq, what, was, old.frame)
 		t.finishMsg(f, d, c, slot)
 		ok = false
@@ -446,11 +446,11 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 		what := ""
 		slices.Sort(unacked)
 		if e.frag {
-			what = " (fragments " + keyList(unacked) + ")"
+			what = " for fragments " + keyList(unacked)
 		}
 		t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, CodeRetransmitUnacked, SevWarn,
-			"%s%s was retransmitted %d times up to frame %d, %s after the first send, and no matching ACK was seen",
-			msgLabel(d, c, e), what, unackedRe, e.lastReFrame, time.Duration(e.lastRe-e.first))
+			"%s was retransmitted %d times up to frame %d, %s after the first send, and no matching ACK was seen%s",
+			msgLabel(d, c, e), unackedRe, e.lastReFrame, time.Duration(e.lastRe-e.first), what)
 	}
 	ch.remove(slot)
 }

@@ -81,7 +81,7 @@ func TestSeed001(t *testing.T) {
 		{"fragment-acks", seed001FragAcks, CodeUnackedFragmentRetransmit,
 			"c2s high seq 2 (3 fragments, first sent frame 1) was retransmitted 30 times after the receiver ACKed all 3 fragments with matching fragment ACKs (frames 4-5); resends span 20.02s from the first send to frame 44 (stock client bug, seed 001)"},
 		{"acks-lost", seed001AcksLost, CodeRetransmitUnacked,
-			"c2s high seq 2 (3 fragments, first sent frame 1) (fragments 0, 1, 2) was retransmitted 30 times up to frame 33, 20.02s after the first send, and no matching ACK was seen"},
+			"c2s high seq 2 (3 fragments, first sent frame 1) was retransmitted 30 times up to frame 33, 20.02s after the first send, and no matching ACK was seen for fragments 0, 1, 2"},
 		{"acks-without-fragment-flag", seed001PlainAcks, CodeAckMismatch,
 			"c2s high seq 2 (3 fragments, first sent frame 1): 33 ACKs for its seq had the wrong fragment status or index (first in frame 4: ACK without the fragment flag), 0 of 3 sent pieces got a matching ACK, 30 retransmissions"},
 	} {
