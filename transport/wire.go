@@ -158,7 +158,7 @@ func Decode(b []byte, d *Datagram) {
 	d.Reset()
 	if len(b) < 2 {
 		d.Anomalies = append(d.Anomalies, anomalyAt(CodeShortDatagram, SevError, 0,
-			"datagram of %d bytes is shorter than the 2-byte header", len(b)))
+			"a %d-byte datagram is shorter than the 2-byte header", len(b)))
 		if len(b) == 1 {
 			d.PeerID = b[0]
 		}
@@ -182,7 +182,7 @@ func Decode(b []byte, d *Datagram) {
 	}
 	if off < len(b) {
 		d.Anomalies = append(d.Anomalies, anomalyAt(CodeTrailingBytes, SevWarn, off,
-			"%d bytes after the %d messages msg_count announced", len(b)-off, d.MsgCount))
+			"%d trailing bytes after the messages msg_count announced (%d)", len(b)-off, d.MsgCount))
 	}
 }
 
