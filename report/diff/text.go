@@ -39,19 +39,22 @@ func (r *Result) WriteText(w io.Writer) error {
 // SummaryLine is the last line of the text output.
 func (r *Result) SummaryLine() string {
 	s := r.Summary
-	msg := fmt.Sprintf("%d flows, %d old and %d new messages compared: ", s.Flows, s.OldMessages, s.NewMessages)
+	msg := fmt.Sprintf("%d flow%s, %d old and %d new messages compared: ", s.Flows, plural(s.Flows), s.OldMessages, s.NewMessages)
 	if s.Differences == 0 {
 		return msg + "no differences"
 	}
-	plural := "s"
-	if s.Differences == 1 {
-		plural = ""
-	}
-	msg += fmt.Sprintf("%d difference%s (%d changed, %d added, %d removed", s.Differences, plural, s.Changed, s.Added, s.Removed)
+	msg += fmt.Sprintf("%d difference%s (%d changed, %d added, %d removed", s.Differences, plural(s.Differences), s.Changed, s.Added, s.Removed)
 	if a := s.Differences - s.Changed - s.Added - s.Removed; a > 0 {
-		msg += fmt.Sprintf(", %d flows with other addresses", a)
+		msg += fmt.Sprintf(", %d flow%s with other addresses", a, plural(a))
 	}
 	return msg + ")"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func maxFrame(c *Conversation) int {
