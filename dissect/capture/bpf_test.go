@@ -27,7 +27,7 @@ type vmCase struct {
 	pass  bool
 }
 
-func filterCases(t *testing.T) []vmCase {
+func filterCases(t testing.TB) []vmCase {
 	extra := netip.MustParseAddrPort("10.0.0.1:2655")
 	other := netip.MustParseAddrPort("10.0.0.1:53")
 	cli := netip.MustParseAddrPort("10.0.0.2:53")
@@ -245,4 +245,49 @@ func TestGameFilterRealCaptures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The kernel filter and the frame decoder agree on Ethernet frames: every
+// frame the decoder calls a game datagram passes the filter (except where
+// the filter is documented not to look: VLAN tags, which the kernel strips
+// before the filter runs, IPv6 extension headers, and EtherTypes other than
+// IPv4 and IPv6 that gopacket decodes as IP anyway), and every frame the
+// filter passes is a game datagram, a fragment or a damaged frame, never
+// traffic on other ports or protocols.
+func FuzzGameFilter(f *testing.F) {
+	for _, c := range filterCases(f) {
+		f.Add(c.frame)
+	}
+	f.Add(vlan([]uint16{0x8100}, 0x0800, ipUDP(f, cli4, srv4, bcPl)))
+	prog, err := gameFilter(filterEthernet, []uint16{DefaultPort, 2655}, MaxFrameLen)
+	if err != nil {
+		f.Fatal(err)
+	}
+	vm, err := bpf.NewVM(prog)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var ports portSet
+	ports.set([]uint16{DefaultPort, 2655})
+	var d decoder
+	d.init()
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		n, err := vm.Run(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Packet
+		kind := d.decode(&p, layers.LinkTypeEthernet, frame)
+		if kind == KindOtherPort && (ports.has(p.Src.Port()) || ports.has(p.Dst.Port())) {
+			kind = KindMatched
+		}
+		ip4 := len(frame) >= 14 && frame[12] == 0x08 && frame[13] == 0x00
+		ip6 := len(frame) >= 21 && frame[12] == 0x86 && frame[13] == 0xdd && frame[20] == ipProtoUDP
+		if kind == KindMatched && n == 0 && (ip4 || ip6) {
+			t.Fatalf("game datagram %v -> %v dropped by the filter", p.Src, p.Dst)
+		}
+		if n > 0 && kind != KindMatched && kind != KindFragment && kind != KindMalformed {
+			t.Fatalf("filter passed a %v frame", kind)
+		}
+	})
 }

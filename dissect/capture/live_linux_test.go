@@ -309,3 +309,39 @@ func checkNoPermission(t *testing.T, err error) {
 		t.Fatalf("got %v, want %q...", err, want)
 	}
 }
+
+// BenchmarkLiveNext measures a game datagram's way through loopback and
+// the packet socket to a decoded Packet (the send is part of each round).
+func BenchmarkLiveNext(b *testing.B) {
+	srv, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	cli, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cli.Close()
+	dst := srv.LocalAddr().(*net.UDPAddr).AddrPort()
+	l, err := OpenLive("lo", LiveOptions{Ports: []uint16{dst.Port()}})
+	if errors.Is(err, ErrNoPermission) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	payload := make([]byte, 100)
+	var p Packet
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cli.WriteToUDPAddrPort(payload, dst); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Next(&p); err != nil || p.Kind != KindMatched {
+			b.Fatalf("%v %v", err, p.Kind)
+		}
+	}
+}
