@@ -4,8 +4,11 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
 )
 
 // The parallel pipeline behind Run. Deciphering, wire decoding and opcode
@@ -28,10 +31,11 @@ const (
 	pipeBatchLen = 64
 	// pipeBatchBytes caps the payload bytes copied into one batch.
 	pipeBatchBytes = 64 << 10
-	// pipeKeepBytes: a datagram slot that grew beyond this (a huge frame or
-	// reassembled payload) is dropped after use instead of being kept for
-	// the next batch, so one hostile frame cannot pin memory in every slot.
-	pipeKeepBytes = 16 << 10
+	// pipeKeepBytes: a datagram slot whose buffers grew beyond this (a huge
+	// frame, many messages, a big reassembled payload's fields) is dropped
+	// after use instead of being kept for the next batch: in-flight memory
+	// stays under about slots x pipeKeepBytes.
+	pipeKeepBytes = 24 << 10
 )
 
 // batch is a unit of work: packets read in a row and their datagrams.
@@ -133,17 +137,21 @@ func (d *Dissector) sequence(order <-chan *batch, free chan<- *batch, fn func(*D
 }
 
 // oversized reports whether the datagram's buffers are too large to keep
-// around for reuse.
+// for reuse. Every slot keeps the largest buffers it has needed, so without
+// this the pipeline's memory would drift up to slots x the largest datagram
+// (and field list per message) ever seen.
 func (dg *Datagram) oversized() bool {
-	if cap(dg.Raw) > pipeKeepBytes || cap(dg.Plain) > pipeKeepBytes {
-		return true
+	const (
+		fieldSize = int(unsafe.Sizeof(game.Field{}))
+		msgSize   = int(unsafe.Sizeof(Message{}))
+		tmsgSize  = int(unsafe.Sizeof(transport.Message{}))
+	)
+	n := cap(dg.Raw) + cap(dg.Plain) + cap(dg.Msgs)*msgSize + cap(dg.Transport.Messages)*tmsgSize
+	for i := range dg.Msgs[:cap(dg.Msgs)] {
+		m := &dg.Msgs[:cap(dg.Msgs)][i]
+		n += (cap(m.Fields.List) + cap(m.reasm.Fields.List)) * fieldSize
 	}
-	for i := range dg.Msgs {
-		if r := dg.Msgs[i].Reassembled; r != nil && len(r.Payload) > pipeKeepBytes {
-			return true
-		}
-	}
-	return false
+	return n > pipeKeepBytes
 }
 
 // pipeRead fills batches from r until an error (io.EOF included), which it
