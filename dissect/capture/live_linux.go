@@ -87,7 +87,6 @@ func OpenLive(iface string, opt LiveOptions) (*Live, error) {
 	}
 	l, err := newLive(fd, iface, ifindex, cooked, snap, opt)
 	if err != nil {
-		unix.Close(fd)
 		if errors.Is(err, unix.ENETDOWN) {
 			err = ErrInterfaceDown
 		}
@@ -125,7 +124,22 @@ func openPacketSocket(ifindex int) (fd int, cooked bool, err error) {
 	return fd, true, nil
 }
 
+// newLive sets the socket up and wraps it; it owns fd and closes it on
+// failure.
 func newLive(fd int, name string, ifindex int, cooked bool, snap int, opt LiveOptions) (*Live, error) {
+	f := os.NewFile(uintptr(fd), "packet:"+name)
+	l, err := setupLive(f, fd, ifindex, cooked, snap, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	l.name = name
+	return l, nil
+}
+
+// setupLive configures fd, which f wraps (the poller needs the *os.File
+// for deadlines and Close; the options are set on the raw descriptor).
+func setupLive(f *os.File, fd int, ifindex int, cooked bool, snap int, opt LiveOptions) (*Live, error) {
 	link, lt, off := filterEthernet, layers.LinkTypeEthernet, 0
 	if cooked {
 		link, lt, off = filterCooked, layers.LinkTypeLinuxSLL2, sll2Len
@@ -153,15 +167,13 @@ func newLive(fd int, name string, ifindex int, cooked bool, snap int, opt LiveOp
 		return nil, fmt.Errorf("bind: %w", err)
 	}
 	l := &Live{
-		name:     name,
+		file:     f,
 		cooked:   cooked,
 		linkType: lt,
 		buf:      make([]byte, off+snap),
 		oob:      make([]byte, oobLen),
 	}
-	l.file = os.NewFile(uintptr(fd), "packet:"+name)
-	if l.rc, err = l.file.SyscallConn(); err != nil {
-		l.file.Close()
+	if l.rc, err = f.SyscallConn(); err != nil {
 		return nil, err
 	}
 	l.readFn = l.readOnce

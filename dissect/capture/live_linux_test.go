@@ -345,3 +345,83 @@ func BenchmarkLiveNext(b *testing.B) {
 		}
 	}
 }
+
+// An interface that goes down ends a blocked Next with ErrInterfaceDown.
+// The test brings lo up and down in a network namespace of its own.
+func TestLiveInterfaceGoesDown(t *testing.T) {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		errc <- liveUntilDown()
+	}()
+	var err error
+	select {
+	case err = <-errc:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Next did not return after the interface went down")
+	}
+	var setup *setupError
+	if errors.As(err, &setup) {
+		needLive(t, &LiveError{Err: ErrNoPermission, Cause: err})
+		t.Skipf("no network namespace to test in: %v", err)
+	}
+	if !errors.Is(err, ErrInterfaceDown) || err.Error() != "live: interface lo is down" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+type setupError struct{ error }
+
+func liveUntilDown() error {
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		return &setupError{err}
+	}
+	if err := setLinkUp("lo", true); err != nil {
+		return &setupError{err}
+	}
+	l, err := OpenLive("lo", LiveOptions{})
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer l.Close()
+	// The ioctl needs a socket of this namespace; the socket, once made
+	// here, works from any thread.
+	ctl, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return &setupError{err}
+	}
+	defer unix.Close(ctl)
+	time.AfterFunc(50*time.Millisecond, func() { setFlags(ctl, "lo", false) })
+	var p Packet
+	l.SetDeadline(time.Now().Add(20 * time.Second))
+	return l.Next(&p)
+}
+
+// setLinkUp sets or clears IFF_UP through a socket of the calling thread's
+// network namespace.
+func setLinkUp(name string, up bool) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return setFlags(fd, name, up)
+}
+
+func setFlags(fd int, name string, up bool) error {
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	flags := ifr.Uint16()
+	if up {
+		flags |= unix.IFF_UP
+	} else {
+		flags &^= unix.IFF_UP
+	}
+	ifr.SetUint16(flags)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
