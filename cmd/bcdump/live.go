@@ -83,6 +83,9 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	if o.duration < 0 {
 		return fmt.Errorf("--duration %v: the duration cannot be negative", o.duration)
 	}
+	if o.write == "-" {
+		return errors.New("-w -: stdout carries the decoded datagrams; give a file name")
+	}
 	rep, err := newReporter(s, o.format, o.color, o.cipher, true)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -19,9 +18,6 @@ type liveWriter struct {
 func openLiveWriter(name string, src *capture.Live) (*liveWriter, error) {
 	if name == "" {
 		return nil, nil
-	}
-	if name == "-" {
-		return nil, errors.New("-w -: stdout carries the decoded datagrams; give a file name")
 	}
 	f, err := os.Create(name)
 	if err != nil {
