@@ -113,7 +113,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 		defer cancel()
 	}
 	fmt.Fprintf(s.err, "bcdump: capturing on %s (%s), UDP ports %s; Ctrl-C stops\n",
-		src.Name(), linkName(src), portList(opt.Ports))
+		src.Name(), src.LinkType(), portList(opt.Ports))
 
 	lr := &liveRun{
 		src: src, d: dissect.New(opt), rep: rep, stats: report.NewStats(), gate: gate, out: out,
@@ -246,13 +246,6 @@ func (r *liveRun) finish(s *streams, pal report.Palette, runErr error) error {
 		}
 	}
 	return r.gate.err()
-}
-
-func linkName(src *capture.Live) string {
-	if src.LinkType() == 276 {
-		return "Linux cooked v2"
-	}
-	return src.LinkType().String()
 }
 
 func portList(ports []uint16) string {
