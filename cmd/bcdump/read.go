@@ -85,10 +85,19 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 	}
 	defer r.Close()
 	d := dissect.New(opt)
+	_, total := r.Progress()
+	prog := newProgress(s, r.Name(), total)
+	n := 0
 	runErr := d.Run(r, func(dg *dissect.Datagram) error {
+		n++
+		if prog != nil {
+			done, _ := r.Progress()
+			prog.update(done, n)
+		}
 		gate.datagram(dg)
 		return rep.Datagram(dg)
 	})
+	prog.done()
 	end := d.Finish()
 	gate.events(end)
 	if err := rep.Finish(end); err != nil && runErr == nil {
