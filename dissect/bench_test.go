@@ -28,7 +28,7 @@ func benchCopies() int {
 
 // session3Packets returns the matched packets of session 3 with copied
 // payloads.
-func session3Packets(b *testing.B) []capture.Packet {
+func session3Packets(b testing.TB) []capture.Packet {
 	r, err := capture.Open(filepath.Join(pipeShared(b), "captures", "openbc-session-3.pcap"), capture.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -133,4 +133,30 @@ func BenchmarkRunSerial(b *testing.B) {
 // BenchmarkRunParallel is BenchmarkRunSerial through the pipeline.
 func BenchmarkRunParallel(b *testing.B) {
 	benchRun(b, func(d *dissect.Dissector, r *capture.Reader) error { return d.RunParallel(r, 0, nop) })
+}
+
+// Reading, deciphering and framing (and decoding well-formed payloads)
+// allocate nothing per datagram once the buffers have grown: Decode of every
+// session 3 datagram without anomalies into a warmed Datagram.
+func TestDecodeDoesNotAllocate(t *testing.T) {
+	ps := session3Packets(t)
+	d := dissect.New(dissect.Options{})
+	var dg dissect.Datagram
+	var clean []capture.Packet
+	for i := range ps {
+		d.Decode(&dg, &ps[i])
+		if len(dg.Anomalies) == 0 && dg.Kind == dissect.KindGame {
+			clean = append(clean, ps[i])
+		}
+	}
+	if len(clean) < 4000 {
+		t.Fatalf("only %d clean game datagrams", len(clean))
+	}
+	i := 0
+	if n := testing.AllocsPerRun(len(clean), func() {
+		d.Decode(&dg, &clean[i%len(clean)])
+		i++
+	}); n != 0 {
+		t.Errorf("Decode allocates %.2f times per datagram", n)
+	}
 }
