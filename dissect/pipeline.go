@@ -34,8 +34,8 @@ const (
 	// pipeKeepBytes: a datagram slot whose buffers grew beyond this (a huge
 	// frame, many messages, a big reassembled payload's fields) is dropped
 	// after use instead of being kept for the next batch: in-flight memory
-	// stays under about slots x pipeKeepBytes (20 MB with 2 workers).
-	pipeKeepBytes = 64 << 10
+	// stays under about slots x pipeKeepBytes (5 MB with 2 workers).
+	pipeKeepBytes = 16 << 10
 )
 
 // batch is a unit of work: packets read in a row and their datagrams.
