@@ -79,12 +79,21 @@ func runRead(s *streams, o *readOptions, files []string) error {
 // readOne decodes one capture. Everything before a broken record is
 // reported before the error is returned.
 func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) error {
+	_, _, err := decodeCapture(s, name, opt, rep, gate)
+	return err
+}
+
+// decodeCapture runs one capture through a new Dissector into rep and the
+// --fail-on gate, with the progress line, and returns the Dissector (for
+// its flows). Everything before a broken record reaches rep before the
+// error is returned; opened is false when the capture could not be opened.
+func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (d *dissect.Dissector, opened bool, err error) {
 	r, err := openCapture(s, name, opt.Ports)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	defer r.Close()
-	d := dissect.New(opt)
+	d = dissect.New(opt)
 	_, total := r.Progress()
 	prog := newProgress(s, r.Name(), total)
 	n := 0
@@ -103,7 +112,7 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 	if err := rep.Finish(end); err != nil && runErr == nil {
 		runErr = err
 	}
-	return runErr
+	return d, true, runErr
 }
 
 func openCapture(s *streams, name string, ports []uint16) (*capture.Reader, error) {

@@ -85,25 +85,14 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 // error returned: the caller prints the summary, then fails. A file that
 // cannot be opened (opened false) stops the command without a summary.
 func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, gate *severityGate) (opened bool, err error) {
-	r, err := openCapture(s, name, opt.Ports)
-	if err != nil {
+	d, opened, err := decodeCapture(s, name, opt, st, gate)
+	if !opened {
 		return false, err
-	}
-	defer r.Close()
-	d := dissect.New(opt)
-	runErr := d.Run(r, func(dg *dissect.Datagram) error {
-		gate.datagram(dg)
-		return st.Datagram(dg)
-	})
-	end := d.Finish()
-	gate.events(end)
-	if err := st.Finish(end); err != nil && runErr == nil {
-		runErr = err
 	}
 	source := name
 	if name == "-" {
 		source = "stdin"
 	}
 	st.AddFlows(source, d.Flows())
-	return true, runErr
+	return true, err
 }
