@@ -13,39 +13,10 @@ import (
 	"github.com/bcdump/bcdump/checksum"
 )
 
-// cmdShared finds ../shared beside the repository root (the rules'
-// sharedDir, named so it cannot clash with another test file's helper).
-// It skips on a fresh clone and fails when BCDUMP_REQUIRE_SHARED=1.
-func cmdShared(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing: %v", shared, err)
-		}
-		t.Skipf("reference material %s is absent (fresh clone); skipping", shared)
-	}
-	return shared
-}
-
 // readVectors decodes one JSON object per line of a testvectors file.
 func readVectors[T any](t *testing.T, name string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join(cmdShared(t), "testvectors", name))
+	f, err := os.Open(filepath.Join(sharedDir(t), "testvectors", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestManifestVerifyDifferences(t *testing.T) {
 // Against vanilla-1.1.json a fake install differs everywhere but parses:
 // exit 1, the real App.pyc manifest hash named in the output.
 func TestManifestVerifyVanilla(t *testing.T) {
-	vanilla := filepath.Join(cmdShared(t), "data", "vanilla-1.1.json")
+	vanilla := filepath.Join(sharedDir(t), "data", "vanilla-1.1.json")
 	code, stdout, _ := runCLI(t, nil, "manifest", "verify", vanilla, fakeGame(t))
 	if code != exitFinding || !strings.Contains(stdout, "round 0: scripts/App.pyc: content 0x") || !strings.Contains(stdout, "manifest 0xF8A0A740") {
 		t.Errorf("code %d, output %.300q", code, stdout)
@@ -171,7 +171,7 @@ func TestManifestTrouble(t *testing.T) {
 // read --manifest names the stock hashes in every format, and checksum
 // findings count for --fail-on like any anomaly.
 func TestReadManifest(t *testing.T) {
-	shared := cmdShared(t)
+	shared := sharedDir(t)
 	vanilla := filepath.Join(shared, "data", "vanilla-1.1.json")
 	stock := filepath.Join(shared, "captures", "stock-excerpts.pcap")
 	for _, tt := range []struct{ format, want string }{

@@ -194,33 +194,3 @@ func TestStatsOpenBCSession3(t *testing.T) {
 		t.Errorf("flow 3 anomalies %+v, want retransmit 6", d.Flows[2].Anomalies)
 	}
 }
-
-// sharedCapture locates a capture in ../shared/captures beside the
-// repository root: skipped on a fresh clone, fatal with
-// BCDUMP_REQUIRE_SHARED=1. (Named apart from any package-wide sharedDir
-// another file may add.)
-func sharedCapture(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "captures", name)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing: %v", path, err)
-		}
-		t.Skipf("reference capture %s is absent (fresh clone); skipping", path)
-	}
-	return path
-}
