@@ -4,10 +4,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"unsafe"
 
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -31,11 +29,13 @@ const (
 	pipeBatchLen = 64
 	// pipeBatchBytes caps the payload bytes copied into one batch.
 	pipeBatchBytes = 64 << 10
-	// pipeKeepBytes: a datagram slot whose buffers grew beyond this (a huge
-	// frame, many messages, a big reassembled payload's fields) is dropped
-	// after use instead of being kept for the next batch: in-flight memory
-	// stays under about slots x pipeKeepBytes (5 MB with 2 workers).
-	pipeKeepBytes = 16 << 10
+	// A slot keeps the buffers it needed for typical datagrams; what only
+	// a rare big one needed is let go after use (trim), so memory does not
+	// drift up to slots x the largest datagram ever seen, and a typical
+	// datagram never waits for an allocation.
+	keepBytes  = 4 << 10 // Raw, Plain
+	keepMsgs   = 8       // messages per datagram (Msgs, Transport.Messages)
+	keepFields = 16      // fields per message
 )
 
 // batch is a unit of work: packets read in a row and their datagrams.
@@ -121,9 +121,7 @@ func (d *Dissector) sequence(order <-chan *batch, free chan<- *batch, fn func(*D
 			if err := fn(dg); err != nil {
 				return err
 			}
-			if dg.oversized() {
-				b.dgs[i] = Datagram{}
-			}
+			dg.trim()
 		}
 		if b.err != nil {
 			if b.err == io.EOF {
@@ -136,22 +134,46 @@ func (d *Dissector) sequence(order <-chan *batch, free chan<- *batch, fn func(*D
 	return nil // not reached: the reader always sends a batch with err last
 }
 
-// oversized reports whether the datagram's buffers are too large to keep
-// for reuse. Every slot keeps the largest buffers it has needed, so without
-// this the pipeline's memory would drift up to slots x the largest datagram
-// (and field list per message) ever seen.
-func (dg *Datagram) oversized() bool {
-	const (
-		fieldSize = int(unsafe.Sizeof(game.Field{}))
-		msgSize   = int(unsafe.Sizeof(Message{}))
-		tmsgSize  = int(unsafe.Sizeof(transport.Message{}))
-	)
-	n := cap(dg.Raw) + cap(dg.Plain) + cap(dg.Msgs)*msgSize + cap(dg.Transport.Messages)*tmsgSize
-	for i := range dg.Msgs[:cap(dg.Msgs)] {
-		m := &dg.Msgs[:cap(dg.Msgs)][i]
-		n += (cap(m.Fields.List) + cap(m.reasm.Fields.List)) * fieldSize
+// trim lets go of buffers beyond what typical datagrams need. A slot then
+// holds at most about keepMsgs x (2 x keepFields fields + a Message) plus
+// 2 x keepBytes: about 50 KB, so 320 slots (2 workers) stay under 16 MB.
+func (dg *Datagram) trim() {
+	if cap(dg.Raw) > keepBytes {
+		dg.Raw = nil
 	}
-	return n > pipeKeepBytes
+	if cap(dg.Plain) > keepBytes {
+		dg.Plain = nil
+	}
+	if cap(dg.Msgs) > keepMsgs {
+		// Keep the first messages and their warm field lists, drop the tail.
+		short := make([]Message, keepMsgs)
+		copy(short, dg.Msgs[:min(len(dg.Msgs), keepMsgs)])
+		for i := range short {
+			short[i].Reassembled = nil // pointed into the old array
+		}
+		dg.Msgs = short[:min(len(dg.Msgs), keepMsgs)]
+	}
+	if cap(dg.Transport.Messages) > keepMsgs {
+		dg.Transport.Messages = make([]transport.Message, 0, keepMsgs)
+	}
+	if cap(dg.Transport.Anomalies) > keepMsgs {
+		dg.Transport.Anomalies = nil
+	}
+	if cap(dg.Anomalies) > keepMsgs {
+		dg.Anomalies = nil
+	}
+	if cap(dg.GameSpy) > keepMsgs {
+		dg.GameSpy = nil
+	}
+	for i := range dg.Msgs {
+		m := &dg.Msgs[i]
+		if cap(m.Fields.List) > keepFields {
+			m.Fields.List = nil
+		}
+		if cap(m.reasm.Fields.List) > keepFields {
+			m.reasm.Fields.List = nil
+		}
+	}
 }
 
 // pipeRead fills batches from r until an error (io.EOF included), which it
