@@ -20,7 +20,7 @@ import (
 //
 // A fixed set of batches circulates (free list -> reader -> workers ->
 // sequencer -> free list), so memory stays flat however long the capture:
-// at most pipeBatches x pipeBatchLen datagrams are in flight.
+// at most (workers+3) x pipeBatchLen datagrams are in flight.
 
 const (
 	// pipeBatchLen is the number of packets per batch: large enough that
