@@ -36,11 +36,14 @@ type Dissector struct {
 	first    time.Time
 	started  bool
 
-	track  *transport.Tracker
-	info   []transport.MsgInfo
-	anoms  []transport.MsgAnomaly
-	events []Event
-	hs     handshakes // checksum handshake per flow (handshake.go)
+	track     *transport.Tracker
+	info      []transport.MsgInfo
+	anoms     []transport.MsgAnomaly
+	events    []Event
+	unlisted  map[string]Unlisted // events past MaxHeldEvents, by code
+	found     int                 // events found, listed or not
+	maxEvents int                 // MaxHeldEvents; tests lower it
+	hs        handshakes          // checksum handshake per flow (handshake.go)
 }
 
 // New returns a Dissector.
@@ -49,7 +52,8 @@ func New(opt Options) *Dissector {
 	if len(ports) == 0 {
 		ports = []uint16{DefaultPort}
 	}
-	return &Dissector{ports: ports, manifest: opt.Manifest, track: transport.NewTracker(transport.DefaultConfig())}
+	return &Dissector{ports: ports, manifest: opt.Manifest, maxEvents: MaxHeldEvents,
+		track: transport.NewTracker(transport.DefaultConfig())}
 }
 
 func (d *Dissector) isGamePort(p uint16) bool {
@@ -144,7 +148,7 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 		dg.Anomalies = append(dg.Anomalies, a.Anomaly)
 	}
 	if ev := d.track.Events(); len(ev) > 0 {
-		d.events = append(d.events, ev...)
+		d.hold(ev)
 	}
 	key := transport.FlowKey{Client: tp.Client, Server: tp.Server}
 	for i := range dg.Anomalies {

@@ -1,6 +1,23 @@
 package dissect
 
-import "github.com/bcdump/bcdump/transport"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/bcdump/bcdump/transport"
+)
+
+// MaxHeldEvents bounds the events a Dissector keeps until Finish (about
+// half a kilobyte each), so a hostile or endless capture cannot grow memory
+// without limit. Past it, events are counted by code (Unlisted) and Finish
+// ends with one tracking-limit note per code saying how many were left out.
+const MaxHeldEvents = 1 << 16
+
+// Unlisted counts the events of one code that were not kept.
+type Unlisted struct {
+	Severity transport.Severity
+	Count    int
+}
 
 // Event is an anomaly that belongs to no single datagram being reported:
 // what the end of the capture, a timeout or a message's final state revealed
@@ -11,10 +28,50 @@ type Event = transport.Event
 // Finish ends the capture and returns what only hindsight revealed, in
 // frame order.
 func (d *Dissector) Finish() []Event {
-	ev := append(d.events, d.track.Finish()...)
+	d.hold(d.track.Finish())
+	ev := d.events
+	codes := make([]string, 0, len(d.unlisted))
+	for code := range d.unlisted {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	for _, code := range codes {
+		u := d.unlisted[code]
+		ev = append(ev, Event{Frame: 0, Msg: -1, Anomaly: transport.Anomaly{
+			Code: transport.CodeTrackingLimit, Severity: transport.SevNote, Offset: transport.NoOffset,
+			Message: fmt.Sprintf("%d more %s (%s) anomalies were found but not listed: bcdump keeps the first %d end-of-capture anomalies; the stats count them all",
+				u.Count, code, u.Severity, d.maxEvents),
+		}})
+	}
 	d.events = nil
 	return ev
 }
+
+// hold keeps events for Finish, up to MaxHeldEvents.
+func (d *Dissector) hold(ev []Event) {
+	d.found += len(ev)
+	for _, e := range ev {
+		if len(d.events) < d.maxEvents {
+			d.events = append(d.events, e)
+			continue
+		}
+		if d.unlisted == nil {
+			d.unlisted = make(map[string]Unlisted)
+		}
+		u := d.unlisted[e.Code]
+		u.Severity = e.Severity
+		u.Count++
+		d.unlisted[e.Code] = u
+	}
+}
+
+// EventsFound is how many events were found so far, listed or not, for a
+// live status line.
+func (d *Dissector) EventsFound() int { return d.found }
+
+// Unlisted returns, by code, the events Finish left out because more than
+// MaxHeldEvents were found (nil when none were).
+func (d *Dissector) Unlisted() map[string]Unlisted { return d.unlisted }
 
 // TakeEvents returns the events found so far and forgets them, for callers
 // (live capture) that report them as they happen instead of at Finish.

@@ -123,6 +123,17 @@ func (s *Stats) Finish(end []dissect.Event) error {
 	return nil
 }
 
+// AddUnlisted counts the events a Dissector found but did not list
+// (Dissector.Unlisted), so the totals stay exact past its event limit.
+func (s *Stats) AddUnlisted(u map[string]dissect.Unlisted) {
+	for code, n := range u {
+		if s.anoms == nil {
+			s.anoms = make(map[anomKey]uint64)
+		}
+		s.anoms[anomKey{code, n.Severity}] += uint64(n.Count)
+	}
+}
+
 // AddFlows records the flows of one capture (source names it).
 func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {
 	s.sources = append(s.sources, source)

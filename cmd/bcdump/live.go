@@ -135,11 +135,11 @@ type liveRun struct {
 	status *statusLine
 	count  int // -c; 0 is no limit
 
-	printed   int             // datagrams handed to the reporter
-	anomalies int             // on datagrams, and events so far
-	events    []dissect.Event // found before the end, reported with it
-	flows     int             // for the status line, as of the last tick
-	drops     uint64          // likewise
+	printed    int    // datagrams handed to the reporter
+	anomalies  int    // on datagrams, and events so far
+	eventsSeen int    // events already added to anomalies
+	flows      int    // for the status line, as of the last tick
+	drops      uint64 // likewise
 }
 
 // loop captures until ctx ends, -c is reached or capture fails. Next wakes
@@ -202,10 +202,9 @@ func (r *liveRun) tick() error {
 	}
 	// Events are reported at the end, as for a file, but counted as they
 	// are found (a reassembly that timed out, a peer gone silent).
-	if ev := r.d.TakeEvents(); len(ev) > 0 {
-		r.events = append(r.events, ev...)
-		r.anomalies += len(ev)
-	}
+	n := r.d.EventsFound()
+	r.anomalies += n - r.eventsSeen
+	r.eventsSeen = n
 	if r.status.on {
 		r.flows, r.drops = len(r.d.Flows()), r.src.Stats().Drops
 		r.status.draw(r.statusText())
@@ -224,10 +223,11 @@ func (r *liveRun) statusText() string {
 // stderr. The first error wins; without one, --fail-on decides.
 func (r *liveRun) finish(s *streams, pal report.Palette, runErr error) error {
 	r.status.clear()
-	end := append(r.events, r.d.Finish()...)
+	end := r.d.Finish()
 	r.gate.events(end)
 	errs := []error{runErr, r.stats.Finish(end), r.rep.Finish(end)}
 	r.stats.AddFlows(r.src.Name(), r.d.Flows())
+	r.stats.AddUnlisted(r.d.Unlisted())
 	st := r.src.Stats()
 	r.src.Close()
 	if r.out != nil {

@@ -94,5 +94,6 @@ func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, ga
 		source = "stdin"
 	}
 	st.AddFlows(source, d.Flows())
+	st.AddUnlisted(d.Unlisted())
 	return true, err
 }
