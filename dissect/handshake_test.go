@@ -3,7 +3,6 @@ package dissect
 import (
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,35 +15,6 @@ import (
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
 )
-
-// handshakeShared finds ../shared beside the repository root (the rules'
-// sharedDir, named so it cannot clash with another test file's helper).
-// It skips on a fresh clone and fails when BCDUMP_REQUIRE_SHARED=1.
-func handshakeShared(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing: %v", shared, err)
-		}
-		t.Skipf("reference material %s is absent (fresh clone); skipping", shared)
-	}
-	return shared
-}
 
 // seen is what a test keeps of one dissected datagram (the Datagram itself
 // is reused).
@@ -105,7 +75,7 @@ func dissectFile(t *testing.T, path string, opt Options) ([]seen, *Dissector) {
 
 func loadVanilla(t *testing.T) *checksum.Manifest {
 	t.Helper()
-	m, err := checksum.LoadFile(filepath.Join(handshakeShared(t), "data", "vanilla-1.1.json"))
+	m, err := checksum.LoadFile(filepath.Join(sharedDir(t), "data", "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +100,7 @@ func checksumAnoms(out []seen) []string {
 // excerpt lacks the fragmented round 2 answer, but frame 7 (trace #21) ACKs
 // its fragments: the capture missed it, so round 3 raises no order finding.
 func TestHandshakeStockExcerpts(t *testing.T) {
-	path := filepath.Join(handshakeShared(t), "captures", "stock-excerpts.pcap")
+	path := filepath.Join(sharedDir(t), "captures", "stock-excerpts.pcap")
 	m := loadVanilla(t)
 	tests := []struct {
 		name      string
@@ -189,7 +159,7 @@ func TestHandshakeStockExcerpts(t *testing.T) {
 // reference hash is StringHash("scripts"), and it sends leaf-name dir
 // hashes (vanilla-1.1.json's "ships", "mainmenu") for rounds 2, 3, 0xFF.
 func TestHandshakeOpenBCSessions(t *testing.T) {
-	dir := filepath.Join(handshakeShared(t), "captures")
+	dir := filepath.Join(sharedDir(t), "captures")
 	for _, tt := range []struct {
 		name           string
 		joins          int

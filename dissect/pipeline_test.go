@@ -18,34 +18,6 @@ import (
 	"github.com/bcdump/bcdump/report"
 )
 
-// pipeShared locates ../shared beside the repository root; it skips without
-// it unless BCDUMP_REQUIRE_SHARED=1.
-func pipeShared(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if fi, err := os.Stat(shared); err != nil || !fi.IsDir() {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing", shared)
-		}
-		t.Skipf("reference material %s is absent; skipping", shared)
-	}
-	return shared
-}
-
 // runMode dissects path one way and renders everything fn saw, the end
 // events and the flows as bytes.
 type runMode struct {
@@ -96,7 +68,7 @@ func render(t *testing.T, path string, m runMode) ([]byte, error) {
 // every shared capture and on a replicated capture long enough for many
 // batches.
 func TestParallelMatchesSerial(t *testing.T) {
-	shared := pipeShared(t)
+	shared := dissect.SharedDir(t)
 	paths := []string{filepath.Join("..", "testdata", "sample.pcap")}
 	for _, c := range []string{"stock-excerpts", "openbc-session-2", "openbc-session-3"} {
 		paths = append(paths, filepath.Join(shared, "captures", c+".pcap"))

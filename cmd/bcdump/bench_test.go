@@ -34,7 +34,7 @@ var benchData struct {
 // benchCapture returns the replicated capture and its datagram count.
 func benchCapture(b *testing.B) ([]byte, int) {
 	b.Helper()
-	src := filepath.Join(benchSharedDir(b), "captures", "openbc-session-3.pcap")
+	src := filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap")
 	benchData.once.Do(func() {
 		copies := 232
 		if s := os.Getenv("BCDUMP_BENCH_COPIES"); s != "" {
@@ -173,33 +173,4 @@ func BenchmarkStatsCLI(b *testing.B) {
 		b.Skip("bcdump stats does not run yet")
 	}
 	benchCLI(b, "stats")
-}
-
-// benchSharedDir locates ../shared beside the repository root (see
-// helper-rules: skip without it unless BCDUMP_REQUIRE_SHARED=1).
-func benchSharedDir(b testing.TB) string {
-	b.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			dir = ""
-			break
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if fi, err := os.Stat(shared); dir == "" || err != nil || !fi.IsDir() {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			b.Fatalf("shared reference tree not found at %s; BCDUMP_REQUIRE_SHARED=1", shared)
-		}
-		b.Skipf("shared reference tree not found at %s", shared)
-	}
-	return shared
 }
