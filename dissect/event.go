@@ -3,6 +3,7 @@ package dissect
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/bcdump/bcdump/transport"
 )
@@ -62,6 +63,16 @@ func (d *Dissector) hold(ev []Event) {
 		u.Severity = e.Severity
 		u.Count++
 		d.unlisted[e.Code] = u
+	}
+}
+
+// Tick moves capture time to now without a packet, so timeouts fire on a
+// quiet wire (live capture calls it on a timer); what it finds is held like
+// any event (TakeEvents, Finish).
+func (d *Dissector) Tick(now time.Time) {
+	d.track.Advance(now)
+	if ev := d.track.Events(); len(ev) > 0 {
+		d.hold(ev)
 	}
 }
 

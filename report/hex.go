@@ -253,3 +253,9 @@ func (h *Hex) Finish(end []dissect.Event) error {
 	t := Table{w: h.w, pal: h.pal}
 	return t.Finish(end)
 }
+
+// Events prints events found mid-capture (live) as the table does.
+func (h *Hex) Events(ev []dissect.Event) error {
+	t := Table{w: h.w, pal: h.pal, flush: h.flush}
+	return t.Events(ev)
+}

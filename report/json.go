@@ -61,6 +61,26 @@ func (j *JSON) Finish(end []dissect.Event) error {
 	return j.w.Flush()
 }
 
+// Events writes each event found mid-capture (live) as its own line,
+// {"kind":"event", ...} with the keys of a summary anomaly.
+func (j *JSON) Events(ev []dissect.Event) error {
+	for i := range ev {
+		b := append(j.buf[:0], `{"kind":"event",`...)
+		b = appendEventJSON(b, &ev[i])
+		// appendEventJSON writes a whole object: splice its keys in.
+		b = append(b[:len(`{"kind":"event",`)], b[len(`{"kind":"event",`)+1:]...)
+		b = append(b, '\n')
+		j.buf = b
+		if _, err := j.w.Write(b); err != nil {
+			return err
+		}
+	}
+	if j.flush {
+		return j.w.Flush()
+	}
+	return nil
+}
+
 // AppendDatagramJSON appends the JSON object of one datagram (no newline).
 func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 	return appendDatagramJSON(b, d, nil)

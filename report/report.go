@@ -13,3 +13,10 @@ type Reporter interface {
 	// Finish reports what the end of the capture revealed and flushes.
 	Finish(end []dissect.Event) error
 }
+
+// EventWriter is implemented by reporters that can show events as soon as
+// they are found (bcdump live), instead of holding them for Finish. Events
+// given to Events are not given to Finish again.
+type EventWriter interface {
+	Events(ev []dissect.Event) error
+}

@@ -146,10 +146,28 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 }
 
 func (t *Table) Finish(end []dissect.Event) error {
-	for i := range end {
-		e := &end[i]
+	if err := t.writeEvents("   end ", end); err != nil {
+		return err
+	}
+	return t.w.Flush()
+}
+
+// Events prints events found mid-capture (live), one `event` line each.
+func (t *Table) Events(ev []dissect.Event) error {
+	if err := t.writeEvents(" event ", ev); err != nil {
+		return err
+	}
+	if t.flush {
+		return t.w.Flush()
+	}
+	return nil
+}
+
+func (t *Table) writeEvents(label string, ev []dissect.Event) error {
+	for i := range ev {
+		e := &ev[i]
 		b := t.buf[:0]
-		s := append(t.scratch[:0], "   end "...)
+		s := append(t.scratch[:0], label...)
 		s = append(s, e.Severity.String()...)
 		s = append(s, ' ')
 		s = append(s, e.Code...)
@@ -170,7 +188,7 @@ func (t *Table) Finish(end []dissect.Event) error {
 			return err
 		}
 	}
-	return t.w.Flush()
+	return nil
 }
 
 func appendPeer(b []byte, id uint8) []byte {

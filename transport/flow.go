@@ -256,6 +256,17 @@ func (t *Tracker) CountAnomaly(key FlowKey, code string) {
 	}
 }
 
+// Advance moves capture time to now without a packet, so timeouts (silent
+// peers, stale reassemblies, idle flows) fire while the wire is quiet. A
+// live capture calls it on a timer with the time the next packet would be
+// stamped with; the tracker itself never reads a clock. Time never goes
+// backwards. Events found are returned by Events.
+func (t *Tracker) Advance(now time.Time) {
+	if t.started {
+		t.advance(now.UnixNano())
+	}
+}
+
 // advance moves capture time forward and runs the periodic sweep.
 func (t *Tracker) advance(ts int64) {
 	if !t.started || ts > t.now {

@@ -187,10 +187,35 @@ func (r *liveRun) packet(p *capture.Packet) error {
 	err := r.rep.Datagram(dg)
 	r.printed++
 	r.anomalies += len(dg.Anomalies)
+	if err == nil {
+		err = r.events()
+	}
 	if shown {
 		r.status.draw(r.statusText())
 	}
 	return err
+}
+
+// events reports what the tracker found since the last call (a message
+// resent although ACKed, a reassembly timed out, a silent peer) at once,
+// when the reporter can show events mid-capture; otherwise they wait for
+// the end, as for a file.
+func (r *liveRun) events() error {
+	ew, ok := r.rep.(report.EventWriter)
+	if !ok {
+		return nil
+	}
+	ev := r.d.TakeEvents()
+	if len(ev) == 0 {
+		return nil
+	}
+	r.gate.events(ev)
+	r.anomalies += len(ev)
+	r.eventsSeen = r.d.EventsFound()
+	if err := r.stats.Finish(ev); err != nil {
+		return err
+	}
+	return ew.Events(ev)
 }
 
 // tick brings the -w file and the status line up to date.
@@ -200,11 +225,17 @@ func (r *liveRun) tick() error {
 			return r.out.fail(err)
 		}
 	}
-	// Events are reported at the end, as for a file, but counted as they
-	// are found (a reassembly that timed out, a peer gone silent).
-	n := r.d.EventsFound()
+	// Capture time goes on while the wire is quiet: timeouts fire without
+	// waiting for the next packet.
+	r.d.Tick(time.Now())
+	r.status.hide() // redrawn below
+	err := r.events()
+	n := r.d.EventsFound() // those held for the end, when not shown now
 	r.anomalies += n - r.eventsSeen
 	r.eventsSeen = n
+	if err != nil {
+		return err
+	}
 	if r.status.on {
 		r.flows, r.drops = len(r.d.Flows()), r.src.Stats().Drops
 		r.status.draw(r.statusText())

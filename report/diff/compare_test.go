@@ -95,6 +95,7 @@ func TestEqualVariants(t *testing.T) {
 		{"sll2-pcapng", base, writeFrames(t, frames, "pcapng", layers.LinkTypeLinuxSLL2)},
 		{"gzip", base, gz(t, base)},
 		{"own-json", base, traceOf(t, base)},
+		{"live-json-with-event-lines", base, withEventLine(traceOf(t, base))},
 		{"json-vs-own-json-gzip", traceOf(t, base), gz(t, traceOf(t, base))},
 		{"other-addresses", base, writeFrames(t, framesOf(moved), "pcap", layers.LinkTypeEthernet)},
 		{"other-times", base, writeFrames(t, framesOf(late), "pcap", layers.LinkTypeEthernet)},
@@ -114,6 +115,14 @@ func TestEqualVariants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withEventLine puts a {"kind":"event"} line, as bcdump live writes them,
+// after the first datagram of a trace.
+func withEventLine(trace []byte) []byte {
+	i := bytes.IndexByte(trace, '\n') + 1
+	ev := `{"kind":"event","code":"peer-timeout","severity":"warn","message":"m","frame":1,"client":"10.0.0.2:50000","server":"10.0.0.1:22101"}` + "\n"
+	return append(append(append([]byte(nil), trace[:i]...), ev...), trace[i:]...)
 }
 
 // wantDiff is the one difference a variant must produce.

@@ -66,7 +66,8 @@ const (
 const MaxLineLen = 16 << 20
 
 // parseRecord decodes one line. ok is false for lines that are not
-// datagrams (the trailing {"kind":"summary"} line).
+// datagrams (the trailing {"kind":"summary"} line, and the
+// {"kind":"event"} lines of a live capture).
 func parseRecord(line []byte, r *record) (ok bool, err error) {
 	*r = record{}
 	if err := json.Unmarshal(line, r); err != nil {
@@ -74,7 +75,7 @@ func parseRecord(line []byte, r *record) (ok bool, err error) {
 	}
 	switch r.Kind {
 	case "game", "gamespy":
-	case "summary":
+	case "summary", "event":
 		return false, nil
 	default:
 		return false, fmt.Errorf("unknown kind %q", r.Kind)
