@@ -24,6 +24,13 @@
 // exception: for pcapng interfaces with a link type of 256 or more, pcapgo
 // boxes the link type into CaptureInfo.AncillaryData, 2 bytes per packet.)
 //
+// Live (OpenLive, Linux only) captures from a network interface through an
+// AF_PACKET socket, pure Go: a kernel BPF filter passes only UDP on the
+// game ports, loopback's outgoing copies are dropped so each datagram is
+// seen once, and "any" yields Linux cooked SLL2 frames. Its Next fills the
+// same Packet values the file reader does, so the decode downstream is
+// identical, and Stats reports the kernel's drops.
+//
 // Writer writes frames back out as pcap or pcapng, and FixUDPChecksum
 // repairs the UDP checksum after a payload was rewritten in place.
 package capture
