@@ -81,7 +81,7 @@ func appendMessageBrief(b []byte, dg *dissect.Datagram, i int) []byte {
 		if m.AckLow {
 			b = append(b, " low"...)
 		}
-		return b
+		return appendTrackBrief(b, dm)
 	}
 	if m.Type == transport.TypeData {
 		b = append(b, "DATA"...)

@@ -43,9 +43,24 @@ func appendTrackJSON(b []byte, first *bool, dm *dissect.Message) []byte {
 }
 
 // appendTrackBrief appends the per-flow delivery marks of a message for the
-// table: ` [retransmit #2]`, ` [dup]`, ` [rtt 12.5ms]`.
+// table: ` [retransmit #2]`, ` [dup]`, ` [acks f12 rtt 12.5ms]`.
 func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 	t := &dm.Track
+	switch t.Ack {
+	case transport.AckMatched:
+		b = append(b, " [acks f"...)
+		b = strconv.AppendInt(b, int64(t.AckedFrame), 10)
+		if t.HasRTT {
+			b = append(b, " rtt "...)
+			b = strconv.AppendFloat(b, float64(t.RTT.Microseconds())/1000, 'f', -1, 64)
+			b = append(b, "ms"...)
+		}
+		b = append(b, ']')
+	case transport.AckRepeat:
+		b = append(b, " [stale ack]"...)
+	case transport.AckMismatch:
+		b = append(b, " [ack mismatch]"...)
+	}
 	if t.Retransmit {
 		b = append(b, " [retransmit #"...)
 		b = strconv.AppendInt(b, int64(t.RetransmitCount), 10)
