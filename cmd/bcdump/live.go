@@ -135,11 +135,10 @@ type liveRun struct {
 	status *statusLine
 	count  int // -c; 0 is no limit
 
-	printed    int    // datagrams handed to the reporter
-	anomalies  int    // on datagrams, and events so far
-	eventsSeen int    // events already added to anomalies
-	flows      int    // for the status line, as of the last tick
-	drops      uint64 // likewise
+	printed     int    // datagrams handed to the reporter
+	dgAnomalies int    // anomalies on datagrams; events are counted by the Dissector
+	flows       int    // for the status line, as of the last tick
+	drops       uint64 // likewise
 }
 
 // loop captures until ctx ends, -c is reached or capture fails. Next wakes
@@ -186,7 +185,7 @@ func (r *liveRun) packet(p *capture.Packet) error {
 	shown := r.status.hide()
 	err := r.rep.Datagram(dg)
 	r.printed++
-	r.anomalies += len(dg.Anomalies)
+	r.dgAnomalies += len(dg.Anomalies)
 	if err == nil {
 		err = r.events()
 	}
@@ -210,8 +209,6 @@ func (r *liveRun) events() error {
 		return nil
 	}
 	r.gate.events(ev)
-	r.anomalies += len(ev)
-	r.eventsSeen = r.d.EventsFound()
 	if err := r.stats.Finish(ev); err != nil {
 		return err
 	}
@@ -229,11 +226,7 @@ func (r *liveRun) tick() error {
 	// waiting for the next packet.
 	r.d.Tick(time.Now())
 	r.status.hide() // redrawn below
-	err := r.events()
-	n := r.d.EventsFound() // those held for the end, when not shown now
-	r.anomalies += n - r.eventsSeen
-	r.eventsSeen = n
-	if err != nil {
+	if err := r.events(); err != nil {
 		return err
 	}
 	if r.status.on {
@@ -246,7 +239,7 @@ func (r *liveRun) tick() error {
 // statusText is the status line; flows and drops are as of the last tick.
 func (r *liveRun) statusText() string {
 	return fmt.Sprintf("%s: %d datagrams, %d flows, %d anomalies, %d dropped",
-		r.src.Name(), r.printed, r.flows, r.anomalies, r.drops)
+		r.src.Name(), r.printed, r.flows, r.dgAnomalies+r.d.EventsFound(), r.drops)
 }
 
 // finish reports the end of the capture whatever stopped it: the end
