@@ -102,23 +102,23 @@ func (s *Stats) Datagram(d *dissect.Datagram) error {
 	}
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
-		s.count(a.Code, a.Severity)
+		s.count(a.Code, a.Severity, 1)
 	}
 	return nil
 }
 
-func (s *Stats) count(code string, sev transport.Severity) {
+func (s *Stats) count(code string, sev transport.Severity, n uint64) {
 	if s.anoms == nil {
 		s.anoms = make(map[anomKey]uint64) // the zero Stats works too
 	}
-	s.anoms[anomKey{code, sev}]++
+	s.anoms[anomKey{code, sev}] += n
 }
 
 // Finish records end-of-capture events. It only adds, so a live capture may
 // call it with every batch of Dissector.TakeEvents.
 func (s *Stats) Finish(end []dissect.Event) error {
 	for i := range end {
-		s.count(end[i].Code, end[i].Severity)
+		s.count(end[i].Code, end[i].Severity, 1)
 	}
 	return nil
 }
@@ -127,10 +127,7 @@ func (s *Stats) Finish(end []dissect.Event) error {
 // (Dissector.Unlisted), so the totals stay exact past its event limit.
 func (s *Stats) AddUnlisted(u map[string]dissect.Unlisted) {
 	for code, n := range u {
-		if s.anoms == nil {
-			s.anoms = make(map[anomKey]uint64)
-		}
-		s.anoms[anomKey{code, n.Severity}] += uint64(n.Count)
+		s.count(code, n.Severity, uint64(n.Count))
 	}
 }
 
