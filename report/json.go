@@ -65,11 +65,12 @@ func (j *JSON) Finish(end []dissect.Event) error {
 // {"kind":"event", ...} with the keys of a summary anomaly.
 func (j *JSON) Events(ev []dissect.Event) error {
 	for i := range ev {
-		b := append(j.buf[:0], `{"kind":"event",`...)
-		b = appendEventJSON(b, &ev[i])
-		// appendEventJSON writes a whole object: splice its keys in.
-		b = append(b[:len(`{"kind":"event",`)], b[len(`{"kind":"event",`)+1:]...)
-		b = append(b, '\n')
+		first := true
+		b := append(j.buf[:0], '{')
+		b = appendKey(b, &first, "kind")
+		b = appendStr(b, "event")
+		b = appendEventKeys(b, &first, &ev[i])
+		b = append(b, "}\n"...)
 		j.buf = b
 		if _, err := j.w.Write(b); err != nil {
 			return err
@@ -262,44 +263,57 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *
 func appendAnomalyJSON(b []byte, a *transport.Anomaly) []byte {
 	first := true
 	b = append(b, '{')
-	b = appendKey(b, &first, "code")
-	b = appendStr(b, a.Code)
-	b = appendKey(b, &first, "severity")
-	b = appendStr(b, a.Severity.String())
-	b = appendKey(b, &first, "message")
-	b = appendStr(b, a.Message)
-	if a.Offset != transport.NoOffset {
-		b = appendKey(b, &first, "offset")
-		b = strconv.AppendInt(b, int64(a.Offset), 10)
-	}
-	if a.Msg > 0 {
-		b = appendKey(b, &first, "msg")
-		b = strconv.AppendInt(b, int64(a.Msg-1), 10)
-	}
+	b = appendAnomalyKeys(b, &first, a)
 	return append(b, '}')
 }
 
+// appendAnomalyKeys appends the keys of an anomaly inside an open object.
+func appendAnomalyKeys(b []byte, first *bool, a *transport.Anomaly) []byte {
+	b = appendKey(b, first, "code")
+	b = appendStr(b, a.Code)
+	b = appendKey(b, first, "severity")
+	b = appendStr(b, a.Severity.String())
+	b = appendKey(b, first, "message")
+	b = appendStr(b, a.Message)
+	if a.Offset != transport.NoOffset {
+		b = appendKey(b, first, "offset")
+		b = strconv.AppendInt(b, int64(a.Offset), 10)
+	}
+	if a.Msg > 0 {
+		b = appendKey(b, first, "msg")
+		b = strconv.AppendInt(b, int64(a.Msg-1), 10)
+	}
+	return b
+}
+
 func appendEventJSON(b []byte, e *dissect.Event) []byte {
+	first := true
+	b = append(b, '{')
+	b = appendEventKeys(b, &first, e)
+	return append(b, '}')
+}
+
+// appendEventKeys appends the keys of an event (an anomaly plus where it
+// points) inside an open object.
+func appendEventKeys(b []byte, first *bool, e *dissect.Event) []byte {
 	a := e.Anomaly
 	a.Msg = e.Msg + 1
-	b = appendAnomalyJSON(b, &a)
-	b = b[:len(b)-1]
-	first := false
+	b = appendAnomalyKeys(b, first, &a)
 	if e.Frame > 0 {
-		b = appendKey(b, &first, "frame")
+		b = appendKey(b, first, "frame")
 		b = strconv.AppendInt(b, int64(e.Frame), 10)
 	}
 	if e.Client.IsValid() {
-		b = appendKey(b, &first, "client")
+		b = appendKey(b, first, "client")
 		b = append(b, '"')
 		b = e.Client.AppendTo(b)
 		b = append(b, '"')
 	}
 	if e.Server.IsValid() {
-		b = appendKey(b, &first, "server")
+		b = appendKey(b, first, "server")
 		b = append(b, '"')
 		b = e.Server.AppendTo(b)
 		b = append(b, '"')
 	}
-	return append(b, '}')
+	return b
 }
