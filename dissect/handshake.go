@@ -57,10 +57,10 @@ func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
 		m := &dg.Msgs[i]
 		switch {
 		case tm.Type == transport.TypeACK:
-			if f != nil && dg.Dir == S2C && !tm.AckLow && m.Track.Ack == transport.AckUnknown {
-				// The host ACKed client data this capture lacks: a
-				// response may be among it (the stock excerpts miss the
-				// fragmented round 2 answer that trace #21 ACKs).
+			if f != nil && missedClientData(dg, i) {
+				// A response may be among what the capture lacks (the
+				// stock excerpts miss the fragmented round 2 answer that
+				// trace #21 ACKs).
 				f.hs.Unseen()
 			}
 		case tm.Type == transport.TypeConnect && !m.Track.Retransmit:
@@ -180,7 +180,7 @@ func handshakeRelevant(dg *Datagram) bool {
 		case tm.Type == transport.TypeConnect:
 			return true
 		case tm.Type == transport.TypeACK:
-			if dg.Dir == S2C && !tm.AckLow && dg.Msgs[i].Track.Ack == transport.AckUnknown {
+			if missedClientData(dg, i) {
 				return true
 			}
 		case tm.Type != transport.TypeData:
@@ -192,6 +192,13 @@ func handshakeRelevant(dg *Datagram) bool {
 		}
 	}
 	return false
+}
+
+// missedClientData reports whether message i of dg is the host's ACK for
+// client data (high channel) that this capture does not hold.
+func missedClientData(dg *Datagram, i int) bool {
+	tm := &dg.Transport.Messages[i]
+	return dg.Dir == S2C && tm.Type == transport.TypeACK && !tm.AckLow && dg.Msgs[i].Track.Ack == transport.AckUnknown
 }
 
 func checksumOpcode(op byte) bool {
