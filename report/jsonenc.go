@@ -58,6 +58,10 @@ func appendString(b []byte, s []byte) []byte {
 	return append(b, '"')
 }
 
+// AppendJSONString appends s as a JSON string exactly as the JSON reporter
+// writes string values (report/diff uses it as the canonical form).
+func AppendJSONString(b []byte, s string) []byte { return appendStr(b, s) }
+
 func appendStr(b []byte, s string) []byte {
 	return appendString(b, unsafeBytes(s))
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bcdump/bcdump/report"
 )
 
 // Leaf is one scalar of a message's content: its JSON key path (e.g.
@@ -196,29 +198,8 @@ func joinKey(path, key string) string {
 // (only quote, backslash and control characters escaped), the canonical
 // form of string values: a trace that escapes more still compares equal.
 func quote(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20 || c == 0x7F:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(append(b, '"'))
+	return string(report.AppendJSONString(nil, s))
 }
-
-const hexDigits = "0123456789abcdef"
 
 // isNote says whether leaf path p is a "<key>_name" label whose sibling
 // "<key>" exists in ls: labels are derived from the value (and from the
