@@ -53,6 +53,16 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 	return opt, nil
 }
 
+// resolve is options and gate together, for the commands that have both.
+func (o *decodeFlags) resolve() (dissect.Options, *severityGate, error) {
+	opt, err := o.options()
+	if err != nil {
+		return opt, nil, err
+	}
+	gate, err := o.gate()
+	return opt, gate, err
+}
+
 // gate returns the --fail-on threshold, or nil when the flag is unset.
 func (o *decodeFlags) gate() (*severityGate, error) {
 	if o.failOn == "" {

@@ -69,11 +69,7 @@ dropped go to stderr. On a terminal, stderr shows a status line meanwhile.`,
 const liveTick = 200 * time.Millisecond
 
 func runLive(ctx context.Context, s *streams, o *liveOptions) error {
-	opt, err := o.options()
-	if err != nil {
-		return err
-	}
-	gate, err := o.gate()
+	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
 	}

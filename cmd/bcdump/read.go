@@ -56,11 +56,7 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 }
 
 func runRead(s *streams, o *readOptions, files []string) error {
-	opt, err := o.options()
-	if err != nil {
-		return err
-	}
-	gate, err := o.gate()
+	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
 	}

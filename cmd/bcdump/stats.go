@@ -47,11 +47,7 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	opt, err := o.options()
-	if err != nil {
-		return err
-	}
-	gate, err := o.gate()
+	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
 	}
