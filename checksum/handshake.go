@@ -1,6 +1,10 @@
 package checksum
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
 
 // maxPending bounds the requests a Handshake remembers while waiting for
 // their responses; a stock host has at most one outstanding.
@@ -88,7 +92,7 @@ func (h *Handshake) request(dst []Finding, p []byte) []Finding {
 	}
 	round := int(r.Round)
 	if r.PlainFlag {
-		dst = append(dst, finding(CodeBitBytePlain, round, r.FlagOff,
+		dst = append(dst, finding(anomaly.ChecksumBitBytePlain, round, r.FlagOff,
 			"round %s recursive flag is the plain byte 0x%02X, not a bit group (0x20/0x21): a stock client misreads it",
 			RoundName(r.Round), p[r.FlagOff]))
 	}
@@ -100,23 +104,23 @@ func (h *Handshake) request(dst []Finding, p []byte) []Finding {
 	strict := h.strict()
 	switch {
 	case waiting:
-		dst = append(dst, finding(CodeRoundOrder, round, 1,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, round, 1,
 			"round %s requested before the response to round %s arrived", RoundName(r.Round), RoundName(last)))
 		for i := range h.pending {
 			h.pending[i].reported = true
 		}
 	case idx < 0:
-		dst = append(dst, finding(CodeRoundOrder, round, 1,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, round, 1,
 			"round %s is not a stock round (0, 1, 2, 3, 0xFF)", RoundName(r.Round)))
 	case !strict || idx == h.next:
 	case idx > h.next && r.Round == 0xFF:
-		dst = append(dst, finding(CodeRoundOrder, round, 1,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, round, 1,
 			"round 0xFF requested before round %s", RoundName(Rounds[h.next].Round)))
 	case idx > h.next:
-		dst = append(dst, finding(CodeRoundOrder, round, 1,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, round, 1,
 			"round %s requested, skipping round %s", RoundName(r.Round), RoundName(Rounds[h.next].Round)))
 	default:
-		dst = append(dst, finding(CodeRoundOrder, round, 1,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, round, 1,
 			"round %s requested again (round %s expected next)", RoundName(r.Round), nextName(h.next)))
 	}
 	if idx >= 0 {
@@ -187,7 +191,7 @@ func (h *Handshake) response(dst []Finding, p []byte) []Finding {
 	switch {
 	case found:
 		if hdr.DirHash != req.dirHash {
-			dst = append(dst, finding(CodeDirHash, round, hdr.DirOff,
+			dst = append(dst, finding(anomaly.ChecksumDirHash, round, hdr.DirOff,
 				"round %s dir_hash 0x%08X, want 0x%08X = StringHash(%q)",
 				RoundName(hdr.Round), hdr.DirHash, req.dirHash, req.dir))
 		}
@@ -195,11 +199,11 @@ func (h *Handshake) response(dst []Finding, p []byte) []Finding {
 			h.answered = true
 		}
 	case strict:
-		dst = append(dst, finding(CodeRoundOrder, round, 1,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, round, 1,
 			"response for round %s, which is not outstanding", RoundName(hdr.Round)))
 	}
 	if hdr.HasRef && hdr.RefHash != VersionHash {
-		dst = append(dst, finding(CodeVersion, round, hdr.RefOff,
+		dst = append(dst, finding(anomaly.ChecksumVersion, round, hdr.RefOff,
 			"round 0 reference hash 0x%08X, want 0x%08X = StringHash(\"60\") (BC 1.1)", hdr.RefHash, uint32(VersionHash)))
 	}
 	r, err := ParseResponse(p)
@@ -221,7 +225,7 @@ func treeFinding(p []byte, err error) Finding {
 	if errors.As(err, &pe) {
 		off = pe.Off
 	}
-	return finding(CodeTreeMalformed, round, off, "ChecksumResp does not parse: %v", err)
+	return finding(anomaly.ChecksumTreeMalformed, round, off, "ChecksumResp does not parse: %v", err)
 }
 
 // take removes and returns the oldest outstanding request of round r.
@@ -237,10 +241,10 @@ func (h *Handshake) take(r uint8) (pendingReq, bool) {
 
 func (h *Handshake) checksumComplete(dst []Finding) []Finding {
 	if h.seen && (h.next != len(Rounds) || !h.answered) {
-		dst = append(dst, finding(CodeRoundOrder, NoRound, 0,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, NoRound, 0,
 			"ChecksumComplete 0x28 sent before round 0xFF was answered"))
 	} else if !h.seen && !h.Partial {
-		dst = append(dst, finding(CodeRoundOrder, NoRound, 0,
+		dst = append(dst, finding(anomaly.ChecksumRoundOrder, NoRound, 0,
 			"ChecksumComplete 0x28 sent without any checksum round"))
 	}
 	h.complete = true
@@ -256,6 +260,6 @@ func (h *Handshake) gameStart(dst []Finding, op byte) []Finding {
 	if op == 0x01 {
 		name = "GameInit 0x01"
 	}
-	return append(dst, finding(CodeMissingComplete, NoRound, 0,
+	return append(dst, finding(anomaly.ChecksumMissingComplete, NoRound, 0,
 		"%s sent without a preceding ChecksumComplete 0x28", name))
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Scripted payloads for handshake tests.
@@ -71,8 +73,8 @@ func rounds(rs ...uint8) []step {
 	return s
 }
 
-func codes(fs []Finding) []string {
-	var c []string
+func codes(fs []Finding) []anomaly.Code {
+	var c []anomaly.Code
 	for _, f := range fs {
 		c = append(c, f.Code)
 	}
@@ -98,7 +100,7 @@ func TestHandshakeScripts(t *testing.T) {
 		name    string
 		partial bool
 		steps   []step
-		want    []string
+		want    []anomaly.Code
 	}{
 		{"stock order", false, stockSteps(), nil},
 		{"stock twice on one flow", false, cat(stockSteps(), stockSteps()), nil},
@@ -106,39 +108,39 @@ func TestHandshakeScripts(t *testing.T) {
 		{"partial capture from Settings", true, stockSteps()[11:], nil},
 		{"round sent before response", false,
 			[]step{host(reqMsg(0)), host(reqMsg(1)), client(respMsg(0)), client(respMsg(1))},
-			[]string{CodeRoundOrder}},
-		{"round 1 skipped", false, rounds(0, 2), []string{CodeRoundOrder}},
-		{"0xFF before 3", false, rounds(0, 1, 2, 0xFF), []string{CodeRoundOrder}},
-		{"first round not 0", false, rounds(1), []string{CodeRoundOrder}},
-		{"round repeated", false, rounds(0, 1, 1), []string{CodeRoundOrder}},
+			[]anomaly.Code{anomaly.ChecksumRoundOrder}},
+		{"round 1 skipped", false, rounds(0, 2), []anomaly.Code{anomaly.ChecksumRoundOrder}},
+		{"0xFF before 3", false, rounds(0, 1, 2, 0xFF), []anomaly.Code{anomaly.ChecksumRoundOrder}},
+		{"first round not 0", false, rounds(1), []anomaly.Code{anomaly.ChecksumRoundOrder}},
+		{"round repeated", false, rounds(0, 1, 1), []anomaly.Code{anomaly.ChecksumRoundOrder}},
 		{"unknown round", false,
 			[]step{host(AppendRequest(nil, &Request{Round: 4, Dir: []byte("x"), Filter: []byte("*")}))},
-			[]string{CodeRoundOrder}},
-		{"response without request", false, []step{client(respMsg(0))}, []string{CodeRoundOrder}},
+			[]anomaly.Code{anomaly.ChecksumRoundOrder}},
+		{"response without request", false, []step{client(respMsg(0))}, []anomaly.Code{anomaly.ChecksumRoundOrder}},
 		{"response to another round", false,
-			[]step{host(reqMsg(0)), client(respMsg(1))}, []string{CodeRoundOrder}},
+			[]step{host(reqMsg(0)), client(respMsg(1))}, []anomaly.Code{anomaly.ChecksumRoundOrder}},
 		{"0x28 before 0xFF answered", false,
-			cat(rounds(0, 1, 2, 3), []step{host(reqMsg(0xFF)), host(msgComplete)}), []string{CodeRoundOrder}},
-		{"0x28 without rounds", false, []step{host(msgComplete)}, []string{CodeRoundOrder}},
+			cat(rounds(0, 1, 2, 3), []step{host(reqMsg(0xFF)), host(msgComplete)}), []anomaly.Code{anomaly.ChecksumRoundOrder}},
+		{"0x28 without rounds", false, []step{host(msgComplete)}, []anomaly.Code{anomaly.ChecksumRoundOrder}},
 		{"plain flag byte", false,
 			cat([]step{host(plainReqMsg(0)), client(respMsg(0))}, rounds(1, 2, 3, 0xFF)),
-			[]string{CodeBitBytePlain}},
+			[]anomaly.Code{anomaly.ChecksumBitBytePlain}},
 		{"Settings without 0x28", false,
 			cat(rounds(0, 1, 2, 3, 0xFF), []step{host(msgSettings), host(msgGameInit)}),
-			[]string{CodeMissingComplete}},
+			[]anomaly.Code{anomaly.ChecksumMissingComplete}},
 		{"GameInit without 0x28", false,
 			cat(rounds(0, 1, 2, 3, 0xFF), []step{host(msgGameInit)}),
-			[]string{CodeMissingComplete}},
+			[]anomaly.Code{anomaly.ChecksumMissingComplete}},
 		{"client opcode 0x00 is not Settings", false,
 			cat(rounds(0, 1, 2, 3, 0xFF), []step{client(msgSettings)}), nil},
 		{"version", false,
-			[]step{host(reqMsg(0)), client(AppendResponse(nil, badVersion))}, []string{CodeVersion}},
+			[]step{host(reqMsg(0)), client(AppendResponse(nil, badVersion))}, []anomaly.Code{anomaly.ChecksumVersion}},
 		{"dir hash of the leaf", false,
-			cat(rounds(0, 1), []step{host(reqMsg(2)), client(AppendResponse(nil, leafHash))}), []string{CodeDirHash}},
+			cat(rounds(0, 1), []step{host(reqMsg(2)), client(AppendResponse(nil, leafHash))}), []anomaly.Code{anomaly.ChecksumDirHash}},
 		{"trailing bytes after tree", false,
-			cat(rounds(0), []step{host(reqMsg(1)), client(trailing)}, rounds(2)), []string{CodeTreeMalformed}},
+			cat(rounds(0), []step{host(reqMsg(1)), client(trailing)}, rounds(2)), []anomaly.Code{anomaly.ChecksumTreeMalformed}},
 		{"truncated header", false,
-			cat([]step{host(reqMsg(0)), client([]byte{OpResponse, 0, 0x43})}, rounds(1)), []string{CodeTreeMalformed}},
+			cat([]step{host(reqMsg(0)), client([]byte{OpResponse, 0, 0x43})}, rounds(1)), []anomaly.Code{anomaly.ChecksumTreeMalformed}},
 		{"malformed request ignored", false,
 			[]step{host([]byte{OpRequest, 0, 0xFF})}, nil},
 	}
@@ -150,27 +152,11 @@ func TestHandshakeScripts(t *testing.T) {
 				t.Fatalf("codes %v, want %v\n%+v", codes(got), tt.want, got)
 			}
 			for _, f := range got {
-				if f.Severity != severityOf(f.Code) || f.Message == "" {
+				if f.Severity() == 0 || f.Message == "" {
 					t.Errorf("finding %+v", f)
 				}
 			}
 		})
-	}
-}
-
-func TestCodesTable(t *testing.T) {
-	want := map[string]Severity{
-		CodeRoundOrder: SevWarn, CodeBitBytePlain: SevWarn, CodeMissingComplete: SevWarn,
-		CodeVersion: SevError, CodeDirHash: SevError, CodeTreeMalformed: SevError,
-		CodeFileMismatch: SevNote, CodeFileUnknown: SevNote,
-	}
-	if len(Codes) != len(want) {
-		t.Fatalf("%d codes, want %d", len(Codes), len(want))
-	}
-	for _, c := range Codes {
-		if want[c.Code] != c.Severity || c.Summary == "" {
-			t.Errorf("%+v", c)
-		}
 	}
 }
 
@@ -182,10 +168,10 @@ func TestHandshakeFindingDetails(t *testing.T) {
 	if len(fs) != 2 {
 		t.Fatalf("%+v", fs)
 	}
-	if f := fs[0]; f.Code != CodeBitBytePlain || f.Round != 3 || f.Off != len(plainReqMsg(3))-1 {
+	if f := fs[0]; f.Code != anomaly.ChecksumBitBytePlain || f.Round != 3 || f.Off != len(plainReqMsg(3))-1 {
 		t.Errorf("%+v", f)
 	}
-	if f := fs[1]; f.Code != CodeDirHash || f.Round != 3 || f.Off != 2 {
+	if f := fs[1]; f.Code != anomaly.ChecksumDirHash || f.Round != 3 || f.Off != 2 {
 		t.Errorf("%+v", f)
 	}
 }
@@ -207,7 +193,7 @@ func TestHandshakeStockTrace(t *testing.T) {
 	if n != 9 {
 		t.Fatalf("%d checksum messages, want 9 (round 2 response is fragmented)", n)
 	}
-	if len(got) != 1 || got[0].Code != CodeRoundOrder || got[0].Round != 3 {
+	if len(got) != 1 || got[0].Code != anomaly.ChecksumRoundOrder || got[0].Round != 3 {
 		t.Fatalf("findings %+v", got)
 	}
 }
@@ -238,7 +224,7 @@ func TestHandshakeOpenBC(t *testing.T) {
 	}
 	defer f.Close()
 	flows := map[string]*Handshake{}
-	count := map[string]int{}
+	count := map[anomaly.Code]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -299,7 +285,7 @@ func TestHandshakeOpenBC(t *testing.T) {
 	if joins < 5 {
 		t.Fatalf("%d client flows, want at least 5", joins)
 	}
-	want := map[string]int{CodeVersion: joins, CodeDirHash: 3 * joins}
+	want := map[anomaly.Code]int{anomaly.ChecksumVersion: joins, anomaly.ChecksumDirHash: 3 * joins}
 	if !reflect.DeepEqual(count, want) {
 		t.Errorf("findings %v, want %v", count, want)
 	}
@@ -325,7 +311,7 @@ func TestHandshakeLongDirectory(t *testing.T) {
 	h.Feed(nil, true, AppendRequest(nil, &Request{Round: 1, Dir: dir, Filter: []byte("x")}))
 	bad := &Response{Round: 1, DirHash: 1}
 	fs := h.Feed(nil, false, AppendResponse(nil, bad))
-	if len(fs) != 1 || fs[0].Code != CodeDirHash || len(fs[0].Message) > 300 {
+	if len(fs) != 1 || fs[0].Code != anomaly.ChecksumDirHash || len(fs[0].Message) > 300 {
 		t.Errorf("wrong dir_hash: findings %v", fs)
 	}
 }
@@ -338,9 +324,9 @@ func TestHandshakeUnseen(t *testing.T) {
 		name   string
 		unseen bool
 		late   bool // the round 1 answer arrives after round 2 was requested
-		want   []string
+		want   []anomaly.Code
 	}{
-		{"answer missed, nothing known", false, false, []string{CodeRoundOrder}},
+		{"answer missed, nothing known", false, false, []anomaly.Code{anomaly.ChecksumRoundOrder}},
 		{"answer missed, gap known", true, false, nil},
 		{"answer late, gap known", true, true, nil},
 	}
@@ -359,7 +345,7 @@ func TestHandshakeUnseen(t *testing.T) {
 				got = h.Feed(got, false, respMsg(1))
 			}
 			got = h.Feed(got, false, respMsg(2))
-			var codes []string
+			var codes []anomaly.Code
 			for _, f := range got {
 				codes = append(codes, f.Code)
 			}

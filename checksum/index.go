@@ -1,5 +1,7 @@
 package checksum
 
+import "github.com/bcdump/bcdump/transport/anomaly"
+
 // manifestIndex answers "which file or directory has this name hash here"
 // in constant time, so comparing a hostile response against a large
 // manifest stays linear in the response.
@@ -87,10 +89,10 @@ func (x *manifestIndex) compare(dst []Finding, round int, node int32, d *Dir) []
 		mf, ok := x.files[nodeKey{node, f.NameHash}]
 		switch {
 		case !ok:
-			dst = append(dst, finding(CodeFileUnknown, round, NoOffset,
+			dst = append(dst, finding(anomaly.ChecksumFileUnknown, round, NoOffset,
 				"round %s: file 0x%08X in %s is not in the manifest", RoundName(uint8(round)), f.NameHash, path))
 		case uint32(mf.ContentHash) != f.ContentHash:
-			dst = append(dst, finding(CodeFileMismatch, round, NoOffset,
+			dst = append(dst, finding(anomaly.ChecksumFileMismatch, round, NoOffset,
 				"round %s: %s/%s content hash 0x%08X, manifest 0x%08X",
 				RoundName(uint8(round)), path, mf.Filename, f.ContentHash, uint32(mf.ContentHash)))
 		}
@@ -98,7 +100,7 @@ func (x *manifestIndex) compare(dst []Finding, round int, node int32, d *Dir) []
 	for _, s := range d.Subdirs {
 		child, ok := x.dirs[nodeKey{node, s.NameHash}]
 		if !ok {
-			dst = append(dst, finding(CodeFileUnknown, round, NoOffset,
+			dst = append(dst, finding(anomaly.ChecksumFileUnknown, round, NoOffset,
 				"round %s: directory 0x%08X in %s is not in the manifest", RoundName(uint8(round)), s.NameHash, path))
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 func vanillaBytes(t testing.TB) []byte {
@@ -116,7 +118,7 @@ func TestCompareStock(t *testing.T) {
 			t.Fatalf("round %d: %+v", tt.round, got)
 		}
 		for i, f := range got {
-			if f.Code != CodeFileMismatch || f.Severity != SevNote || f.Round != int(tt.round) ||
+			if f.Code != anomaly.ChecksumFileMismatch || f.Severity() != anomaly.Note || f.Round != int(tt.round) ||
 				!strings.Contains(f.Message, tt.want[i]) {
 				t.Errorf("round %d: %+v, want %q", tt.round, f, tt.want[i])
 			}
@@ -138,7 +140,7 @@ func TestCompareUnknown(t *testing.T) {
 		},
 	}}
 	got := m.Compare(nil, r)
-	want := []string{CodeFileUnknown, CodeFileMismatch, CodeFileUnknown}
+	want := []anomaly.Code{anomaly.ChecksumFileUnknown, anomaly.ChecksumFileMismatch, anomaly.ChecksumFileUnknown}
 	if !reflect.DeepEqual(codes(got), want) {
 		t.Fatalf("%+v", got)
 	}

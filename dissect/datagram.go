@@ -9,6 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Kind separates the two protocols sharing the game socket.
@@ -41,9 +42,6 @@ func (d Dir) String() string {
 	return "c2s"
 }
 
-// Anomaly is the one anomaly type every layer reports through.
-type Anomaly = transport.Anomaly
-
 // Datagram is one decoded UDP payload. The Dissector reuses it for the next
 // packet: reporters must finish with it (or copy) before asking for another.
 type Datagram struct {
@@ -66,7 +64,7 @@ type Datagram struct {
 	GameSpy []KV
 
 	// Anomalies of every layer, in the order found.
-	Anomalies []Anomaly
+	Anomalies []anomaly.Anomaly
 }
 
 // Message is what the layers above the wire codec learned about one

@@ -11,13 +11,11 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // DefaultPort is the game port of a BC 1.1 host.
 const DefaultPort = 22101
-
-// CodePayloadMalformed marks a payload that does not fit its opcode's layout.
-const CodePayloadMalformed = "payload-malformed"
 
 // Options configure a Dissector.
 type Options struct {
@@ -38,12 +36,12 @@ type Dissector struct {
 
 	track     *transport.Tracker
 	info      []transport.MsgInfo
-	anoms     []transport.MsgAnomaly
+	anoms     []anomaly.Anomaly
 	events    []Event
-	unlisted  map[string]Unlisted // events past MaxHeldEvents, by code
-	found     int                 // events found, listed or not
-	maxEvents int                 // MaxHeldEvents; tests lower it
-	hs        handshakes          // checksum handshake per flow (handshake.go)
+	unlisted  map[anomaly.Code]int // events past MaxHeldEvents, by code
+	found     int                  // events found, listed or not
+	maxEvents int                  // MaxHeldEvents; tests lower it
+	hs        handshakes           // checksum handshake per flow (handshake.go)
 }
 
 // New returns a Dissector.
@@ -138,22 +136,19 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 			r.Opcode, r.Malformed, r.Decoded = nil, nil, false
 			if len(p) > 0 {
 				r.Opcode = game.Lookup(p[0])
-				decodePayload(dg, i, transport.NoOffset, p, &r.Fields, &r.Malformed, &r.Decoded)
+				decodePayload(dg, i, anomaly.NoOffset, p, &r.Fields, &r.Malformed, &r.Decoded)
 			}
 			m.Reassembled = r
 		}
 	}
-	for _, a := range d.anoms {
-		a.Anomaly.Msg = a.Msg + 1
-		dg.Anomalies = append(dg.Anomalies, a.Anomaly)
-	}
+	dg.Anomalies = append(dg.Anomalies, d.anoms...)
 	if ev := d.track.Events(); len(ev) > 0 {
 		d.hold(ev)
 	}
 	key := transport.FlowKey{Client: tp.Client, Server: tp.Server}
 	for i := range dg.Anomalies {
-		if dg.Anomalies[i].Code == CodePayloadMalformed {
-			d.track.CountAnomaly(key, CodePayloadMalformed) // the flow's stats count every layer
+		if dg.Anomalies[i].Code == anomaly.PayloadMalformed {
+			d.track.CountAnomaly(key, anomaly.PayloadMalformed) // the flow's stats count every layer
 		}
 	}
 	d.analyzeHandshake(dg, key)
@@ -205,14 +200,14 @@ func decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **gam
 	if op != nil {
 		name = op.Name
 	}
-	dg.Anomalies = append(dg.Anomalies, Anomaly{
-		Code: CodePayloadMalformed, Severity: transport.SevError,
-		Message: name + ": " + me.Reason, Offset: off + me.Off, Msg: i + 1,
+	dg.Anomalies = append(dg.Anomalies, anomaly.Anomaly{
+		Code:    anomaly.PayloadMalformed,
+		Message: name + ": " + me.Reason, Offset: off + me.Off, Msg: i,
 	})
-	if off == transport.NoOffset {
+	if off == anomaly.NoOffset {
 		// A reassembled payload has no place in this datagram.
 		a := &dg.Anomalies[len(dg.Anomalies)-1]
-		a.Offset = transport.NoOffset
+		a.Offset = anomaly.NoOffset
 		a.Message += " (in the reassembled payload at offset " + strconv.Itoa(me.Off) + ")"
 	}
 }

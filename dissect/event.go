@@ -1,11 +1,13 @@
 package dissect
 
 import (
-	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // MaxHeldEvents bounds the events a Dissector keeps until Finish (about
@@ -14,16 +16,10 @@ import (
 // ends with one tracking-limit note per code saying how many were left out.
 const MaxHeldEvents = 1 << 16
 
-// Unlisted counts the events of one code that were not kept.
-type Unlisted struct {
-	Severity transport.Severity
-	Count    int
-}
-
 // Event is an anomaly that belongs to no single datagram being reported:
 // what the end of the capture, a timeout or a message's final state revealed
 // about earlier traffic. Frame and Msg point at the datagram it concerns
-// (Msg is -1 when no single message is meant).
+// (Msg is anomaly.NoMsg when no single message is meant).
 type Event = transport.Event
 
 // Finish ends the capture and returns what only hindsight revealed, in
@@ -31,18 +27,12 @@ type Event = transport.Event
 func (d *Dissector) Finish() []Event {
 	d.hold(d.track.Finish())
 	ev := d.events
-	codes := make([]string, 0, len(d.unlisted))
-	for code := range d.unlisted {
-		codes = append(codes, code)
-	}
-	slices.Sort(codes)
+	codes := slices.Collect(maps.Keys(d.unlisted))
+	slices.SortFunc(codes, func(a, b anomaly.Code) int { return strings.Compare(a.String(), b.String()) })
 	for _, code := range codes {
-		u := d.unlisted[code]
-		ev = append(ev, Event{Frame: 0, Msg: -1, Anomaly: transport.Anomaly{
-			Code: transport.CodeTrackingLimit, Severity: transport.SevNote, Offset: transport.NoOffset,
-			Message: fmt.Sprintf("%d more %s (%s) anomalies were found but not listed: bcdump keeps the first %d end-of-capture anomalies; the stats count them all",
-				u.Count, code, u.Severity, d.maxEvents),
-		}})
+		ev = append(ev, Event{Frame: 0, Anomaly: anomaly.New(anomaly.TrackingLimit, anomaly.NoMsg, anomaly.NoOffset,
+			"%d more %s (%s) anomalies were found but not listed: bcdump keeps the first %d end-of-capture anomalies; the stats count them all",
+			d.unlisted[code], code, code.Severity(), d.maxEvents)})
 	}
 	d.events = nil
 	return ev
@@ -57,12 +47,9 @@ func (d *Dissector) hold(ev []Event) {
 			continue
 		}
 		if d.unlisted == nil {
-			d.unlisted = make(map[string]Unlisted)
+			d.unlisted = make(map[anomaly.Code]int)
 		}
-		u := d.unlisted[e.Code]
-		u.Severity = e.Severity
-		u.Count++
-		d.unlisted[e.Code] = u
+		d.unlisted[e.Code]++
 	}
 }
 
@@ -82,7 +69,7 @@ func (d *Dissector) EventsFound() int { return d.found }
 
 // Unlisted returns, by code, the events Finish left out because more than
 // MaxHeldEvents were found (nil when none were).
-func (d *Dissector) Unlisted() map[string]Unlisted { return d.unlisted }
+func (d *Dissector) Unlisted() map[anomaly.Code]int { return d.unlisted }
 
 // TakeEvents returns the events found so far and forgets them, for callers
 // (live capture) that report them as they happen instead of at Finish.

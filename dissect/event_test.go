@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Past the event limit, events are counted by code, not kept, and Finish
@@ -12,22 +12,22 @@ import (
 func TestEventLimit(t *testing.T) {
 	d := New(Options{})
 	d.maxEvents = 2
-	ev := func(code string, sev transport.Severity, frame int) Event {
-		return Event{Frame: frame, Msg: -1, Anomaly: transport.Anomaly{Code: code, Severity: sev}}
+	ev := func(code anomaly.Code, frame int) Event {
+		return Event{Frame: frame, Anomaly: anomaly.Anomaly{Code: code, Msg: anomaly.NoMsg}}
 	}
-	d.hold([]Event{ev("retransmit-unacked", transport.SevWarn, 1), ev("peer-timeout", transport.SevWarn, 2)})
-	d.hold([]Event{ev("retransmit-unacked", transport.SevWarn, 3), ev("retransmit-unacked", transport.SevWarn, 4), ev("fragment-incomplete", transport.SevWarn, 5)})
+	d.hold([]Event{ev(anomaly.RetransmitUnacked, 1), ev(anomaly.PeerTimeout, 2)})
+	d.hold([]Event{ev(anomaly.RetransmitUnacked, 3), ev(anomaly.RetransmitUnacked, 4), ev(anomaly.FragmentIncomplete, 5)})
 	if got := d.EventsFound(); got != 5 {
 		t.Errorf("EventsFound %d, want 5", got)
 	}
 	u := d.Unlisted()
-	if u["retransmit-unacked"].Count != 2 || u["fragment-incomplete"].Count != 1 || len(u) != 2 {
+	if u[anomaly.RetransmitUnacked] != 2 || u[anomaly.FragmentIncomplete] != 1 || len(u) != 2 {
 		t.Errorf("Unlisted %v", u)
 	}
 	end := d.Finish()
 	var got []string
 	for _, e := range end {
-		got = append(got, e.Code)
+		got = append(got, e.Code.String())
 	}
 	want := "retransmit-unacked peer-timeout tracking-limit tracking-limit"
 	if strings.Join(got, " ") != want {

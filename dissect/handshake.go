@@ -6,6 +6,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // maxHandshakeFlows bounds the flows whose checksum handshake is followed
@@ -74,7 +75,7 @@ func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
 				f = s.feed(d, f, key, dg, i, tm.Payload, tm.PayloadOff, fromHost)
 			}
 			if r := m.Reassembled; r != nil && len(r.Payload) > 0 {
-				f = s.feed(d, f, key, dg, i, r.Payload, transport.NoOffset, fromHost)
+				f = s.feed(d, f, key, dg, i, r.Payload, anomaly.NoOffset, fromHost)
 			}
 		}
 	}
@@ -111,21 +112,21 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Da
 		if same >= maxFindingsPerCode {
 			folded++
 			if j+1 == len(s.found) || s.found[j+1].Code != fd.Code {
-				dg.Anomalies = append(dg.Anomalies, Anomaly{
-					Code: fd.Code, Severity: transport.Severity(fd.Severity), Offset: transport.NoOffset, Msg: i + 1,
-					Message: strconv.Itoa(folded) + " more " + fd.Code + " findings in this payload (not listed)",
+				dg.Anomalies = append(dg.Anomalies, anomaly.Anomaly{
+					Code: fd.Code, Offset: anomaly.NoOffset, Msg: i,
+					Message: strconv.Itoa(folded) + " more " + fd.Code.String() + " findings in this payload (not listed)",
 				})
 				folded = 0
 			}
 			continue
 		}
-		a := Anomaly{
-			Code: fd.Code, Severity: transport.Severity(fd.Severity),
-			Message: fd.Message, Offset: transport.NoOffset, Msg: i + 1,
+		a := anomaly.Anomaly{
+			Code:    fd.Code,
+			Message: fd.Message, Offset: anomaly.NoOffset, Msg: i,
 		}
 		switch {
-		case fd.Off == checksum.NoOffset:
-		case off == transport.NoOffset:
+		case fd.Off == anomaly.NoOffset:
+		case off == anomaly.NoOffset:
 			a.Message += " (in the reassembled payload at offset " + strconv.Itoa(fd.Off) + ")"
 		default:
 			a.Offset = off + fd.Off

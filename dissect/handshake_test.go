@@ -14,13 +14,14 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // seen is what a test keeps of one dissected datagram (the Datagram itself
 // is reused).
 type seen struct {
 	frame int
-	anoms []Anomaly
+	anoms []anomaly.Anomaly
 	names map[string][]string // hash field name -> resolved names, checksum responses
 	ops   []*game.Opcode      // opcodes of payload-bearing messages (reassembled included)
 }
@@ -28,7 +29,7 @@ type seen struct {
 func (s *seen) codes() []string {
 	var c []string
 	for _, a := range s.anoms {
-		c = append(c, a.Code)
+		c = append(c, a.Code.String())
 	}
 	return c
 }
@@ -86,7 +87,7 @@ func checksumAnoms(out []seen) []string {
 	var c []string
 	for _, s := range out {
 		for _, a := range s.anoms {
-			if strings.HasPrefix(a.Code, "checksum-") {
+			if a.Code.Group() == anomaly.Checksum {
 				c = append(c, fmt.Sprintf("%d %s@%d", s.frame, a.Code, a.Offset))
 			}
 		}
@@ -145,8 +146,8 @@ func TestHandshakeStockExcerpts(t *testing.T) {
 				t.Errorf("round 0xFF: %d names resolved (want 33), dir %q", len(ff["name_hash"]), ff["dir_hash"])
 			}
 			for _, a := range out[2].anoms {
-				if !strings.Contains(a.Message, "App.pyc") || a.Msg != 1 || a.Severity != transport.SevNote {
-					t.Errorf("frame 3 anomaly %+v should be a note about App.pyc on message 1", a)
+				if !strings.Contains(a.Message, "App.pyc") || a.Msg != 0 || a.Severity() != anomaly.Note {
+					t.Errorf("frame 3 anomaly %+v should be a note about App.pyc on message 0", a)
 				}
 			}
 		})
@@ -170,7 +171,7 @@ func TestHandshakeOpenBCSessions(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, d := dissectFile(t, filepath.Join(dir, tt.name+".pcap"), Options{Manifest: loadVanilla(t)})
-			count := map[string]int{}
+			count := map[anomaly.Code]int{}
 			for _, s := range out {
 				for _, a := range s.anoms {
 					count[a.Code]++
@@ -181,19 +182,19 @@ func TestHandshakeOpenBCSessions(t *testing.T) {
 					}
 				}
 			}
-			for _, c := range []string{checksum.CodeRoundOrder, checksum.CodeMissingComplete, checksum.CodeBitBytePlain, checksum.CodeTreeMalformed} {
+			for _, c := range []anomaly.Code{anomaly.ChecksumRoundOrder, anomaly.ChecksumMissingComplete, anomaly.ChecksumBitBytePlain, anomaly.ChecksumTreeMalformed} {
 				if count[c] != 0 {
 					t.Errorf("%d %s anomalies, want none", count[c], c)
 				}
 			}
-			if count[checksum.CodeVersion] != tt.joins || count[checksum.CodeDirHash] != 3*tt.joins {
+			if count[anomaly.ChecksumVersion] != tt.joins || count[anomaly.ChecksumDirHash] != 3*tt.joins {
 				t.Errorf("checksum-version %d, checksum-dir-hash %d; want %d and %d (one per join, three per join)",
-					count[checksum.CodeVersion], count[checksum.CodeDirHash], tt.joins, 3*tt.joins)
+					count[anomaly.ChecksumVersion], count[anomaly.ChecksumDirHash], tt.joins, 3*tt.joins)
 			}
 			// The per-flow statistics count the findings too.
 			total := 0
 			for _, f := range d.Flows() {
-				total += f.Anomalies[checksum.CodeVersion]
+				total += f.Anomalies[anomaly.ChecksumVersion]
 			}
 			if total != tt.joins {
 				t.Errorf("flow stats count %d checksum-version, want %d", total, tt.joins)
@@ -217,9 +218,9 @@ func TestHandshakeSample(t *testing.T) {
 		if s.frame != 14 {
 			continue
 		}
-		var unknown []Anomaly
+		var unknown []anomaly.Anomaly
 		for _, a := range s.anoms {
-			if a.Code == checksum.CodeFileUnknown {
+			if a.Code == anomaly.ChecksumFileUnknown {
 				unknown = append(unknown, a)
 			}
 		}
@@ -368,8 +369,8 @@ func TestHandshakeFindings(t *testing.T) {
 		{Filename: "App.pyc", NameHash: 0x373EB677, ContentHash: 0xF8A0A740},
 	}}}}
 	type want struct {
-		code   string
-		offset int // transport.NoOffset when none
+		code   anomaly.Code
+		offset int // anomaly.NoOffset when none
 		msg    int
 		text   string
 	}
@@ -388,59 +389,59 @@ func TestHandshakeFindings(t *testing.T) {
 			s.connect()
 			s.send(true, req(0))
 			return s.send(true, req(1))
-		}, []want{{checksum.CodeRoundOrder, pay + 1, 1, "before the response to round 0"}}},
+		}, []want{{anomaly.ChecksumRoundOrder, pay + 1, 0, "before the response to round 0"}}},
 		{"round skipped", Options{}, func(s *synth) seen {
 			s.connect()
 			s.rounds(0, 1)
 			return s.send(true, req(3))
-		}, []want{{checksum.CodeRoundOrder, pay + 1, 1, "skipping round 2"}}},
+		}, []want{{anomaly.ChecksumRoundOrder, pay + 1, 0, "skipping round 2"}}},
 		{"0xFF before round 3", Options{}, func(s *synth) seen {
 			s.connect()
 			s.rounds(0, 1, 2)
 			return s.send(true, req(0xFF))
-		}, []want{{checksum.CodeRoundOrder, pay + 1, 1, "before round 3"}}},
+		}, []want{{anomaly.ChecksumRoundOrder, pay + 1, 0, "before round 3"}}},
 		{"plain recursive byte", Options{}, func(s *synth) seen {
 			s.connect()
 			return s.send(true, plainFlag)
-		}, []want{{checksum.CodeBitBytePlain, pay + len(plainFlag) - 1, 1, "plain byte"}}},
+		}, []want{{anomaly.ChecksumBitBytePlain, pay + len(plainFlag) - 1, 0, "plain byte"}}},
 		{"settings without 0x28", Options{}, func(s *synth) seen {
 			s.connect()
 			s.rounds(0, 1, 2, 3, 0xFF)
 			return s.send(true, settings, gameInit)
-		}, []want{{checksum.CodeMissingComplete, pay, 1, "Settings 0x00"}}},
+		}, []want{{anomaly.ChecksumMissingComplete, pay, 0, "Settings 0x00"}}},
 		{"second message of a datagram", Options{}, func(s *synth) seen {
 			s.connect()
 			s.rounds(0, 1, 2, 3, 0xFF)
 			// GameInit alone first, as message 2 after an unrelated chat.
 			return s.send(true, hexBytes("2C 01 00 00 00 02 00 68 69"), gameInit)
-		}, []want{{checksum.CodeMissingComplete, 7 + 9 + 5, 2, "GameInit 0x01"}}},
+		}, []want{{anomaly.ChecksumMissingComplete, 7 + 9 + 5, 1, "GameInit 0x01"}}},
 		{"reference hash", Options{}, func(s *synth) seen {
 			s.connect()
 			s.send(true, req(0))
 			return s.send(false, checksum.AppendResponse(nil, badRef))
-		}, []want{{checksum.CodeVersion, pay + 2, 1, "0x4DAFCB2F"}}},
+		}, []want{{anomaly.ChecksumVersion, pay + 2, 0, "0x4DAFCB2F"}}},
 		{"dir hash", Options{}, func(s *synth) seen {
 			s.connect()
 			s.rounds(0)
 			s.send(true, req(1))
 			return s.send(false, checksum.AppendResponse(nil, badDir))
-		}, []want{{checksum.CodeDirHash, pay + 2, 1, `StringHash("scripts")`}}},
+		}, []want{{anomaly.ChecksumDirHash, pay + 2, 0, `StringHash("scripts")`}}},
 		{"tree malformed", Options{}, func(s *synth) seen {
 			s.connect()
 			s.send(true, req(0))
 			p := respBytes(0)
 			return s.send(false, p[:len(p)-1])
-		}, []want{{CodePayloadMalformed, pay + 10, 1, ""}, {checksum.CodeTreeMalformed, pay + 10, 1, "file_count"}}},
+		}, []want{{anomaly.PayloadMalformed, pay + 10, 0, ""}, {anomaly.ChecksumTreeMalformed, pay + 10, 0, "file_count"}}},
 		{"file mismatch", Options{Manifest: m}, func(s *synth) seen {
 			s.connect()
 			s.send(true, req(0))
 			return s.send(false, checksum.AppendResponse(nil, resp(0, checksum.File{NameHash: 0x373EB677, ContentHash: 0xF8A0A768})))
-		}, []want{{checksum.CodeFileMismatch, transport.NoOffset, 1, "scripts/App.pyc"}}},
+		}, []want{{anomaly.ChecksumFileMismatch, anomaly.NoOffset, 0, "scripts/App.pyc"}}},
 		{"file unknown", Options{Manifest: m}, func(s *synth) seen {
 			s.connect()
 			s.send(true, req(0))
 			return s.send(false, checksum.AppendResponse(nil, resp(0, checksum.File{NameHash: 0x12345678, ContentHash: 1})))
-		}, []want{{checksum.CodeFileUnknown, transport.NoOffset, 1, "0x12345678"}}},
+		}, []want{{anomaly.ChecksumFileUnknown, anomaly.NoOffset, 0, "0x12345678"}}},
 		{"partial: capture starts mid-handshake", Options{}, func(s *synth) seen {
 			s.rounds(2, 3, 0xFF)
 			return s.send(true, complete, settings, gameInit)
@@ -448,14 +449,14 @@ func TestHandshakeFindings(t *testing.T) {
 		{"connect seen: starting at round 2 is a skip", Options{}, func(s *synth) seen {
 			s.connect()
 			return s.send(true, req(2))
-		}, []want{{checksum.CodeRoundOrder, pay + 1, 1, "skipping round 0"}}},
+		}, []want{{anomaly.ChecksumRoundOrder, pay + 1, 0, "skipping round 0"}}},
 		{"partial: settings alone", Options{}, func(s *synth) seen {
 			return s.send(true, settings)
 		}, nil},
 		{"connect seen: settings alone", Options{}, func(s *synth) seen {
 			s.connect()
 			return s.send(true, settings)
-		}, []want{{checksum.CodeMissingComplete, pay, 1, "Settings"}}},
+		}, []want{{anomaly.ChecksumMissingComplete, pay, 0, "Settings"}}},
 		{"retransmitted request is not a repeat", Options{}, func(s *synth) seen {
 			s.connect()
 			s.rounds(0)
@@ -485,15 +486,15 @@ func TestHandshakeFindings(t *testing.T) {
 			s.send(true, req(0))
 			p := checksum.AppendResponse(nil, badRef)
 			return s.sendFragments(p, 2)
-		}, []want{{checksum.CodeVersion, transport.NoOffset, 1, "in the reassembled payload at offset 2"}}},
+		}, []want{{anomaly.ChecksumVersion, anomaly.NoOffset, 0, "in the reassembled payload at offset 2"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSynth(t, tt.opt)
 			got := tt.play(s)
-			var anoms []Anomaly
+			var anoms []anomaly.Anomaly
 			for _, a := range got.anoms {
-				if a.Code != "ack-unknown" && a.Code != "retransmit" {
+				if a.Code != anomaly.AckUnknown && a.Code != anomaly.Retransmit {
 					anoms = append(anoms, a)
 				}
 			}
@@ -507,7 +508,7 @@ func TestHandshakeFindings(t *testing.T) {
 				}
 			}
 			for _, a := range anoms {
-				if a.Severity == 0 {
+				if a.Severity() == 0 {
 					t.Errorf("%s without a severity", a.Code)
 				}
 			}
@@ -630,7 +631,7 @@ func FuzzHandshake(f *testing.F) {
 				size = 1 << 16
 			}
 			for _, a := range got.anoms {
-				if a.Msg < 0 || a.Msg > 1 || a.Offset != transport.NoOffset && (a.Offset < 0 || a.Offset > size) {
+				if a.Msg < 0 || a.Msg > 1 || a.Offset != anomaly.NoOffset && (a.Offset < 0 || a.Offset > size) {
 					t.Fatalf("anomaly %+v outside its datagram (%d bytes)", a, size)
 				}
 			}

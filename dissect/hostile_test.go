@@ -211,13 +211,13 @@ func TestHostileDissect(t *testing.T) {
 			runErr := d.Run(r, func(dg *dissect.Datagram) error {
 				n++
 				for _, a := range dg.Anomalies {
-					codes[a.Code]++
+					codes[a.Code.String()]++
 				}
 				return nil
 			})
 			during := heapInuse()
 			for _, e := range d.Finish() {
-				codes[e.Code]++
+				codes[e.Code.String()]++
 			}
 			if (runErr != nil) != tt.wantErr {
 				t.Errorf("Run error %v, want error %v", runErr, tt.wantErr)

@@ -51,7 +51,7 @@ func render(t *testing.T, path string, m runMode) ([]byte, error) {
 		return nil
 	})
 	for _, e := range d.Finish() {
-		out = append(out, e.Code...)
+		out = append(out, e.Code.String()...)
 		out = append(out, ' ')
 		out = strconv.AppendInt(out, int64(e.Frame), 10)
 		out = append(out, ' ')

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Events found mid-capture (live) come out at once: a JSON line of kind
@@ -16,9 +16,9 @@ import (
 func TestEventsMidCapture(t *testing.T) {
 	ev := []dissect.Event{{
 		Client: netip.MustParseAddrPort("10.0.0.2:50000"), Server: netip.MustParseAddrPort("10.0.0.1:22101"),
-		Frame: 7, Msg: -1,
-		Anomaly: transport.Anomaly{Code: transport.CodePeerTimeout, Severity: transport.SevWarn,
-			Message: "client went silent", Offset: transport.NoOffset},
+		Frame: 7,
+		Anomaly: anomaly.Anomaly{Code: anomaly.PeerTimeout, Msg: anomaly.NoMsg,
+			Message: "client went silent", Offset: anomaly.NoOffset},
 	}}
 	tests := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Hex prints each datagram as a field tree with byte offsets followed by a
@@ -58,16 +59,16 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
 		s := []byte("  !! ")
-		s = append(s, a.Severity.String()...)
+		s = append(s, a.Severity().String()...)
 		s = append(s, ' ')
-		s = append(s, a.Code...)
-		if a.Offset != transport.NoOffset {
+		s = append(s, a.Code.String()...)
+		if a.Offset != anomaly.NoOffset {
 			s = append(s, " @ 0x"...)
 			s = appendHex4(s, a.Offset)
 		}
 		s = append(s, ": "...)
 		s = append(s, a.Message...)
-		b = h.pal.paint(b, h.pal.severity(a.Severity), s)
+		b = h.pal.paint(b, h.pal.severity(a.Severity()), s)
 		b = append(b, '\n')
 	}
 	if h.cipher && d.Kind == dissect.KindGame {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // JSON writes JSON Lines: one object per datagram, then one "summary"
@@ -260,7 +261,7 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *
 	return append(b, '}')
 }
 
-func appendAnomalyJSON(b []byte, a *transport.Anomaly) []byte {
+func appendAnomalyJSON(b []byte, a *anomaly.Anomaly) []byte {
 	first := true
 	b = append(b, '{')
 	b = appendAnomalyKeys(b, &first, a)
@@ -268,20 +269,20 @@ func appendAnomalyJSON(b []byte, a *transport.Anomaly) []byte {
 }
 
 // appendAnomalyKeys appends the keys of an anomaly inside an open object.
-func appendAnomalyKeys(b []byte, first *bool, a *transport.Anomaly) []byte {
+func appendAnomalyKeys(b []byte, first *bool, a *anomaly.Anomaly) []byte {
 	b = appendKey(b, first, "code")
-	b = appendStr(b, a.Code)
+	b = appendStr(b, a.Code.String())
 	b = appendKey(b, first, "severity")
-	b = appendStr(b, a.Severity.String())
+	b = appendStr(b, a.Severity().String())
 	b = appendKey(b, first, "message")
 	b = appendStr(b, a.Message)
-	if a.Offset != transport.NoOffset {
+	if a.Offset != anomaly.NoOffset {
 		b = appendKey(b, first, "offset")
 		b = strconv.AppendInt(b, int64(a.Offset), 10)
 	}
-	if a.Msg > 0 {
+	if a.Msg != anomaly.NoMsg {
 		b = appendKey(b, first, "msg")
-		b = strconv.AppendInt(b, int64(a.Msg-1), 10)
+		b = strconv.AppendInt(b, int64(a.Msg), 10)
 	}
 	return b
 }
@@ -296,9 +297,7 @@ func appendEventJSON(b []byte, e *dissect.Event) []byte {
 // appendEventKeys appends the keys of an event (an anomaly plus where it
 // points) inside an open object.
 func appendEventKeys(b []byte, first *bool, e *dissect.Event) []byte {
-	a := e.Anomaly
-	a.Msg = e.Msg + 1
-	b = appendAnomalyKeys(b, first, &a)
+	b = appendAnomalyKeys(b, first, &e.Anomaly)
 	if e.Frame > 0 {
 		b = appendKey(b, first, "frame")
 		b = strconv.AppendInt(b, int64(e.Frame), 10)

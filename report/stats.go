@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Stats collects what `bcdump stats` prints (and `bcdump live` prints on
@@ -45,17 +47,12 @@ type Stats struct {
 	// messages where they were delivered.
 	ops [2][256]uint64
 
-	anoms map[anomKey]uint64 // datagram anomalies and events
+	anoms map[anomaly.Code]uint64 // datagram anomalies and events
 }
 
 type statsFlow struct {
 	source string
 	transport.FlowStats
-}
-
-type anomKey struct {
-	code string
-	sev  transport.Severity
 }
 
 // NewStats returns an empty collector (the zero Stats is one too).
@@ -102,32 +99,32 @@ func (s *Stats) Datagram(d *dissect.Datagram) error {
 	}
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
-		s.count(a.Code, a.Severity, 1)
+		s.count(a.Code, 1)
 	}
 	return nil
 }
 
-func (s *Stats) count(code string, sev transport.Severity, n uint64) {
+func (s *Stats) count(code anomaly.Code, n uint64) {
 	if s.anoms == nil {
-		s.anoms = make(map[anomKey]uint64) // the zero Stats works too
+		s.anoms = make(map[anomaly.Code]uint64) // the zero Stats works too
 	}
-	s.anoms[anomKey{code, sev}] += n
+	s.anoms[code] += n
 }
 
 // Finish records end-of-capture events. It only adds, so a live capture may
 // call it with every batch of Dissector.TakeEvents.
 func (s *Stats) Finish(end []dissect.Event) error {
 	for i := range end {
-		s.count(end[i].Code, end[i].Severity, 1)
+		s.count(end[i].Code, 1)
 	}
 	return nil
 }
 
 // AddUnlisted counts the events a Dissector found but did not list
 // (Dissector.Unlisted), so the totals stay exact past its event limit.
-func (s *Stats) AddUnlisted(u map[string]dissect.Unlisted) {
+func (s *Stats) AddUnlisted(u map[anomaly.Code]int) {
 	for code, n := range u {
-		s.count(code, n.Severity, uint64(n.Count))
+		s.count(code, uint64(n))
 	}
 }
 
@@ -241,11 +238,8 @@ func (s *Stats) doc() *statsDoc {
 	t.GameBytes = dirCount{s.gameBytes[0], s.gameBytes[1]}
 	t.GamespyDatagrams = dirCount{s.gamespy[0], s.gamespy[1]}
 
-	// Severity of a code as seen in the traffic (the highest, if several).
-	sev := map[string]transport.Severity{}
-	for k, n := range s.anoms {
+	for _, n := range s.anoms {
 		t.Anomalies += n
-		sev[k.code] = max(sev[k.code], k.sev)
 	}
 	d.Anomalies = anomalyList(s.anoms)
 
@@ -256,7 +250,7 @@ func (s *Stats) doc() *statsDoc {
 		} else {
 			t.Flows++
 		}
-		d.Flows = append(d.Flows, flowDocOf(f, sev))
+		d.Flows = append(d.Flows, flowDocOf(f))
 	}
 	for op := range 256 {
 		c2s, s2c := s.ops[0][op], s.ops[1][op]
@@ -271,29 +265,19 @@ func (s *Stats) doc() *statsDoc {
 }
 
 // anomalyList orders anomaly counts by severity (errors first), then code.
-func anomalyList(m map[anomKey]uint64) []anomalyDoc {
-	keys := make([]anomKey, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b anomKey) int {
-		return cmp.Or(cmp.Compare(b.sev, a.sev), cmp.Compare(a.code, b.code))
+func anomalyList[N uint64 | int](m map[anomaly.Code]N) []anomalyDoc {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b anomaly.Code) int {
+		return cmp.Or(cmp.Compare(b.Severity(), a.Severity()), strings.Compare(a.String(), b.String()))
 	})
 	out := make([]anomalyDoc, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, anomalyDoc{Code: k.code, Severity: sevName(k.sev), Count: m[k]})
+		out = append(out, anomalyDoc{Code: k.String(), Severity: k.Severity().String(), Count: uint64(m[k])})
 	}
 	return out
 }
 
-func sevName(s transport.Severity) string {
-	if s == 0 {
-		return "" // a code counted by the tracker but never seen here
-	}
-	return s.String()
-}
-
-func flowDocOf(f *statsFlow, sev map[string]transport.Severity) flowDoc {
+func flowDocOf(f *statsFlow) flowDoc {
 	fd := flowDoc{
 		Source: f.source, Flow: uint32(f.ID), Other: f.Other, PeerIDFrom: f.PeerIDFrom, PlayerName: f.PlayerName,
 		First: stamp(f.First), Last: stamp(f.Last), DurationMs: ms(f.Last.Sub(f.First)), Finished: f.Finished,
@@ -318,11 +302,7 @@ func flowDocOf(f *statsFlow, sev map[string]transport.Severity) flowDoc {
 			r.P50Ms, r.P95Ms = &p50, &p95
 		}
 	}
-	m := make(map[anomKey]uint64, len(f.Anomalies))
-	for code, n := range f.Anomalies {
-		m[anomKey{code, sev[code]}] += uint64(n)
-	}
-	fd.Anomalies = anomalyList(m)
+	fd.Anomalies = anomalyList(f.Anomalies)
 	return fd
 }
 
@@ -474,7 +454,7 @@ func (p *Palette) paintSev(s, sev string) string {
 	if !p.on {
 		return s
 	}
-	sv, err := transport.ParseSeverity(sev)
+	sv, err := anomaly.ParseSeverity(sev)
 	if err != nil {
 		return s
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/dissect/sessiongen"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 var samplePath = filepath.Join("..", "testdata", "sample.pcap")
@@ -165,7 +166,7 @@ func TestStatsOpenBCRetransmits(t *testing.T) {
 	}
 	var notes uint64
 	for _, a := range d.Anomalies {
-		if a.Code == transport.CodeRetransmit {
+		if a.Code == anomaly.Retransmit.String() {
 			notes = a.Count
 			if a.Severity != "note" {
 				t.Errorf("retransmit severity %q", a.Severity)
@@ -234,7 +235,7 @@ func TestStatsAggregates(t *testing.T) {
 }
 
 // msgDatagram is a hand-made game datagram for the counting rules.
-func msgDatagram(dir dissect.Dir, msgs []transport.Message, dms []dissect.Message, anoms ...transport.Anomaly) *dissect.Datagram {
+func msgDatagram(dir dissect.Dir, msgs []transport.Message, dms []dissect.Message, anoms ...anomaly.Anomaly) *dissect.Datagram {
 	d := &dissect.Datagram{Dir: dir, Kind: dissect.KindGame, Raw: make([]byte, 10), Msgs: dms, Anomalies: anoms}
 	d.Transport.Messages = msgs
 	return d
@@ -281,22 +282,22 @@ func TestStatsCountingRules(t *testing.T) {
 }
 
 // Anomaly totals add datagram anomalies and events, by code and severity,
-// errors first; flow anomalies take the severity seen in the traffic.
+// errors first; a flow's counts take the registry's severities.
 func TestStatsAnomalyTotals(t *testing.T) {
 	s := NewStats()
-	warn := transport.Anomaly{Code: transport.CodeSeqReuse, Severity: transport.SevWarn}
-	bad := transport.Anomaly{Code: "payload-malformed", Severity: transport.SevError}
+	warn := anomaly.Anomaly{Code: anomaly.SeqReuse}
+	bad := anomaly.Anomaly{Code: anomaly.PayloadMalformed}
 	_ = s.Datagram(msgDatagram(dissect.C2S, nil, nil, warn, bad, warn))
-	_ = s.Finish([]dissect.Event{{Anomaly: transport.Anomaly{Code: transport.CodeUnackedFragmentRetransmit, Severity: transport.SevWarn}}})
-	_ = s.Finish([]dissect.Event{{Anomaly: transport.Anomaly{Code: transport.CodeUnackedFragmentRetransmit, Severity: transport.SevWarn}}})
-	s.AddFlows("x.pcap", []transport.FlowStats{{ID: 1, Flows: 1, Anomalies: map[string]int{
-		transport.CodeSeqReuse: 2, transport.CodeUnackedFragmentRetransmit: 2, "made-up": 1}}})
+	_ = s.Finish([]dissect.Event{{Anomaly: anomaly.Anomaly{Code: anomaly.UnackedFragmentRetransmit}}})
+	_ = s.Finish([]dissect.Event{{Anomaly: anomaly.Anomaly{Code: anomaly.UnackedFragmentRetransmit}}})
+	s.AddFlows("x.pcap", []transport.FlowStats{{ID: 1, Flows: 1, Anomalies: map[anomaly.Code]int{
+		anomaly.SeqReuse: 2, anomaly.UnackedFragmentRetransmit: 2, anomaly.PeerTimeout: 1}}})
 	d := decodeStats(t, s)
 	want := []anomalyDoc{{"payload-malformed", "error", 1}, {"seq-reuse", "warn", 2}, {"unacked-fragment-retransmit", "warn", 2}}
 	if !slices.Equal(d.Anomalies, want) || d.Totals.Anomalies != 5 {
 		t.Errorf("anomalies %v (total %d), want %v", d.Anomalies, d.Totals.Anomalies, want)
 	}
-	wantFlow := []anomalyDoc{{"seq-reuse", "warn", 2}, {"unacked-fragment-retransmit", "warn", 2}, {"made-up", "", 1}}
+	wantFlow := []anomalyDoc{{"peer-timeout", "warn", 1}, {"seq-reuse", "warn", 2}, {"unacked-fragment-retransmit", "warn", 2}}
 	if !slices.Equal(d.Flows[0].Anomalies, wantFlow) {
 		t.Errorf("flow anomalies %v, want %v", d.Flows[0].Anomalies, wantFlow)
 	}
@@ -306,7 +307,7 @@ func TestStatsAnomalyTotals(t *testing.T) {
 // Stats counts like NewStats.
 func TestStatsEmpty(t *testing.T) {
 	var zero Stats
-	if err := zero.Datagram(msgDatagram(dissect.C2S, nil, nil, transport.Anomaly{Code: "x", Severity: transport.SevNote})); err != nil {
+	if err := zero.Datagram(msgDatagram(dissect.C2S, nil, nil, anomaly.Anomaly{Code: anomaly.TrackingLimit})); err != nil {
 		t.Fatal(err)
 	}
 	if d := decodeStats(t, &zero); d.Totals.Anomalies != 1 {
@@ -387,8 +388,8 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // plain output.
 func TestStatsTableColor(t *testing.T) {
 	s := NewStats()
-	_ = s.Datagram(msgDatagram(dissect.C2S, nil, nil, transport.Anomaly{Code: transport.CodeSeqReuse, Severity: transport.SevWarn}))
-	s.AddFlows("x.pcap", []transport.FlowStats{{ID: 1, Flows: 1, Anomalies: map[string]int{transport.CodeSeqReuse: 1}}})
+	_ = s.Datagram(msgDatagram(dissect.C2S, nil, nil, anomaly.Anomaly{Code: anomaly.SeqReuse}))
+	s.AddFlows("x.pcap", []transport.FlowStats{{ID: 1, Flows: 1, Anomalies: map[anomaly.Code]int{anomaly.SeqReuse: 1}}})
 	var plain, colored bytes.Buffer
 	if err := s.WriteTable(&plain, NewPalette(false)); err != nil {
 		t.Fatal(err)

@@ -6,16 +6,16 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Events a Dissector did not list still count in the totals.
 func TestStatsAddUnlisted(t *testing.T) {
 	s := NewStats()
-	if err := s.Finish([]dissect.Event{{Msg: -1, Anomaly: transport.Anomaly{Code: "retransmit-unacked", Severity: transport.SevWarn}}}); err != nil {
+	if err := s.Finish([]dissect.Event{{Anomaly: anomaly.Anomaly{Code: anomaly.RetransmitUnacked}}}); err != nil {
 		t.Fatal(err)
 	}
-	s.AddUnlisted(map[string]dissect.Unlisted{"retransmit-unacked": {Severity: transport.SevWarn, Count: 41}})
+	s.AddUnlisted(map[anomaly.Code]int{anomaly.RetransmitUnacked: 41})
 	var b bytes.Buffer
 	if err := s.WriteJSON(&b); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Palette colours the table and hexdump output. The zero value (or one made
@@ -51,11 +52,11 @@ func (p *Palette) paint(b []byte, c *color.Color, s []byte) []byte {
 	return append(b, c.Sprint(string(s))...)
 }
 
-func (p *Palette) severity(s transport.Severity) *color.Color {
+func (p *Palette) severity(s anomaly.Severity) *color.Color {
 	switch s {
-	case transport.SevError:
+	case anomaly.Error:
 		return p.err
-	case transport.SevWarn:
+	case anomaly.Warn:
 		return p.warn
 	}
 	return p.note
@@ -134,12 +135,12 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
 		s = append(s[:0], " !"...)
-		s = append(s, a.Code...)
-		if a.Offset != transport.NoOffset {
+		s = append(s, a.Code.String()...)
+		if a.Offset != anomaly.NoOffset {
 			s = append(s, '@')
 			s = strconv.AppendInt(s, int64(a.Offset), 10)
 		}
-		b = t.pal.paint(b, t.pal.severity(a.Severity), s)
+		b = t.pal.paint(b, t.pal.severity(a.Severity()), s)
 	}
 	t.scratch = s
 	return append(b, '\n')
@@ -168,10 +169,10 @@ func (t *Table) writeEvents(label string, ev []dissect.Event) error {
 		e := &ev[i]
 		b := t.buf[:0]
 		s := append(t.scratch[:0], label...)
-		s = append(s, e.Severity.String()...)
+		s = append(s, e.Severity().String()...)
 		s = append(s, ' ')
-		s = append(s, e.Code...)
-		b = t.pal.paint(b, t.pal.severity(e.Severity), s)
+		s = append(s, e.Code.String()...)
+		b = t.pal.paint(b, t.pal.severity(e.Severity()), s)
 		if e.Frame > 0 {
 			b = append(b, " frame "...)
 			b = strconv.AppendInt(b, int64(e.Frame), 10)

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"slices"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Dir is the direction of a datagram within a flow.
@@ -125,7 +127,7 @@ type Tracker struct {
 	out      []byte // reassembled payloads of the current datagram
 	hash     maphash.Hash
 	scratch  MsgInfo
-	canoms   []MsgAnomaly // anomalies of the current datagram
+	canoms   []anomaly.Anomaly // anomalies of the current datagram
 }
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).
@@ -175,7 +177,7 @@ type flow struct {
 // stay valid until the next call. Track does not keep dg.
 //
 // In the steady state Track does not allocate; reporting an anomaly does.
-func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []MsgAnomaly) []MsgAnomaly {
+func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []anomaly.Anomaly) []anomaly.Anomaly {
 	ts := p.Time.UnixNano()
 	d := p.Dir & 1
 	t.canoms = anoms
@@ -213,7 +215,7 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []MsgAnoma
 		case m.Reliable:
 			t.send(f, d, p.Frame, ts, i, m, mi)
 		case m.Fragment:
-			t.msgAnom(f, i, m, CodeFragmentUnreliable, SevWarn,
+			t.msgAnom(f, i, m, anomaly.FragmentUnreliable,
 				"fragment %d without the reliable bit has no seq to reassemble by", m.FragIdx)
 		}
 	}
@@ -250,7 +252,7 @@ func (t *Tracker) Finish() []Event {
 
 // CountAnomaly adds an anomaly the caller found (e.g. in the game layer) to
 // the flow's per-code counts. Unknown flows are ignored.
-func (t *Tracker) CountAnomaly(key FlowKey, code string) {
+func (t *Tracker) CountAnomaly(key FlowKey, code anomaly.Code) {
 	if f := t.flows[key]; f != nil {
 		f.count(code)
 	}
@@ -315,7 +317,7 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 			}
 		}
 		mark := len(t.events)
-		t.flowEvent(victim, max(victim.lastFr[C2S], victim.lastFr[S2C]), -1, NoOffset, victim.last, CodeTrackingLimit, SevNote,
+		t.flowEvent(victim, max(victim.lastFr[C2S], victim.lastFr[S2C]), -1, anomaly.NoOffset, victim.last, anomaly.TrackingLimit,
 			"flow evicted after %s idle to stay within %d tracked flows", time.Duration(ts-victim.last), t.cfg.MaxFlows)
 		t.checkTimeouts(victim)
 		t.finishFlow(victim, "when its flow was evicted")
@@ -406,7 +408,7 @@ func (t *Tracker) checkTimeouts(f *flow) {
 		if d == S2C {
 			who = "server"
 		}
-		t.flowEvent(f, f.lastFr[d], -1, NoOffset, f.lastDir[d]+int64(t.cfg.PeerTimeout), CodePeerTimeout, SevWarn,
+		t.flowEvent(f, f.lastFr[d], -1, anomaly.NoOffset, f.lastDir[d]+int64(t.cfg.PeerTimeout), anomaly.PeerTimeout,
 			"%s %s%s sent nothing for more than the %s peer timeout after frame %d",
 			who, t.endpoint(f, d), f.peerLabel(d), t.cfg.PeerTimeout, f.lastFr[d])
 	}
@@ -455,11 +457,11 @@ func (t *Tracker) checkPeerID(f *flow, d Dir, id uint8) {
 	}
 	f.st.badIDs[d]++
 	if f.badID[d] == int16(id) {
-		f.count(CodePeerIDMismatch)
+		f.count(anomaly.PeerIDMismatch)
 		return
 	}
 	f.badID[d] = int16(id)
-	t.msgAnom(f, -1, nil, CodePeerIDMismatch, SevWarn,
+	t.msgAnom(f, -1, nil, anomaly.PeerIDMismatch,
 		"byte 0 is peer id %d, but %s has id %d (from %s); later datagrams with id %d are counted, not reported",
 		id, t.endpoint(f, d), *known, f.idSource(d), id)
 }
@@ -518,25 +520,21 @@ func (t *Tracker) control(f *flow, d Dir, byte0 uint8, m *Message) {
 }
 
 // msgAnom records an anomaly about message i of the current datagram (or
-// the datagram, i = -1 and m = nil).
-func (t *Tracker) msgAnom(f *flow, i int, m *Message, code string, sev Severity, format string, args ...any) {
-	off := NoOffset
+// the datagram, i = NoMsg and m = nil).
+func (t *Tracker) msgAnom(f *flow, i int, m *Message, code anomaly.Code, format string, args ...any) {
+	off := anomaly.NoOffset
 	if m != nil {
 		off = m.Offset
 	}
-	a := anomalyAt(code, sev, off, format, args...)
-	a.Msg = i + 1
-	t.canoms = append(t.canoms, MsgAnomaly{Msg: i, Anomaly: a})
+	t.canoms = append(t.canoms, anomaly.New(code, i, off, format, args...))
 	f.count(code)
 }
 
 // flowEvent records an anomaly about earlier traffic of f.
-func (t *Tracker) flowEvent(f *flow, frame, msg, off int, ts int64, code string, sev Severity, format string, args ...any) {
-	a := anomalyAt(code, sev, off, format, args...)
-	a.Msg = msg + 1
+func (t *Tracker) flowEvent(f *flow, frame, msg, off int, ts int64, code anomaly.Code, format string, args ...any) {
 	t.events = append(t.events, Event{
 		Flow: f.id, Client: f.key.Client, Server: f.key.Server,
-		Frame: frame, Msg: msg, Time: time.Unix(0, ts).UTC(), Anomaly: a,
+		Frame: frame, Time: time.Unix(0, ts).UTC(), Anomaly: anomaly.New(code, msg, off, format, args...),
 	})
 	f.count(code)
 }

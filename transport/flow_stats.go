@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // FlowStats summarises one flow. Arrays indexed by Dir count what the side
@@ -44,7 +46,7 @@ type FlowStats struct {
 
 	// Anomalies by code: the tracker's, the codec's (Datagram.Anomalies) and
 	// any the caller added with CountAnomaly.
-	Anomalies map[string]int
+	Anomalies map[anomaly.Code]int
 
 	Finished bool // the flow ended (idle, evicted, or Finish)
 	// Other marks the record that sums finished flows beyond
@@ -60,7 +62,7 @@ type flowCounters struct {
 	rtt      []int64 // ns, at most MaxRTTSamples
 	rttCount uint64
 	rttMax   int64
-	anoms    map[string]int
+	anoms    map[anomaly.Code]int
 }
 
 // recycle returns zeroed counters that keep c's buffers.
@@ -69,9 +71,9 @@ func (c *flowCounters) recycle() flowCounters {
 	return flowCounters{rtt: c.rtt[:0], anoms: c.anoms}
 }
 
-func (f *flow) count(code string) {
+func (f *flow) count(code anomaly.Code) {
 	if f.st.anoms == nil {
-		f.st.anoms = make(map[string]int)
+		f.st.anoms = make(map[anomaly.Code]int)
 	}
 	f.st.anoms[code]++
 }
@@ -101,7 +103,7 @@ func (f *flow) snapshot(finished bool) FlowStats {
 		Finished:   finished, Flows: 1,
 	}
 	if s.Anomalies == nil {
-		s.Anomalies = map[string]int{}
+		s.Anomalies = map[anomaly.Code]int{}
 	}
 	if n := len(c.rtt); n > 0 {
 		sorted := slices.Clone(c.rtt)
@@ -127,7 +129,7 @@ func (t *Tracker) storeStats(f *flow) {
 	o := &t.other
 	if !t.hasOther {
 		t.hasOther = true
-		*o = FlowStats{Other: true, Finished: true, First: s.First, Last: s.Last, Anomalies: map[string]int{}}
+		*o = FlowStats{Other: true, Finished: true, First: s.First, Last: s.Last, Anomalies: map[anomaly.Code]int{}}
 	}
 	o.Flows++
 	if s.First.Before(o.First) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Fragment reassembly, keyed by flow, direction and seq (only type 0x32
@@ -66,13 +68,13 @@ func (t *Tracker) reassemble(f *flow, d Dir, e *sentMsg, frame int, ts int64, i 
 	idx := m.FragIdx
 	ri := f.findReasm(d, m.Seq)
 	if m.HasFragTotal && m.FragTotal == 0 {
-		t.msgAnom(f, i, m, CodeFragmentBadTotal, SevError,
+		t.msgAnom(f, i, m, anomaly.FragmentBadTotal,
 			"fragment 0 of %s seq %d announces a total of 0 fragments; not reassembled", d, m.Seq)
 		t.abandon(f, d, m.Seq, ri)
 		return
 	}
 	if e.hasTotal && idx >= e.total {
-		t.msgAnom(f, i, m, CodeFragmentBadTotal, SevError,
+		t.msgAnom(f, i, m, anomaly.FragmentBadTotal,
 			"fragment %d of %s seq %d is past its total of %d fragments; ignored", idx, d, m.Seq, e.total)
 		return
 	}
@@ -86,7 +88,7 @@ func (t *Tracker) reassemble(f *flow, d Dir, e *sentMsg, frame int, ts int64, i 
 	}
 	need := len(m.Payload)
 	if need > t.cfg.MaxReassemblyBytes {
-		t.msgAnom(f, i, m, CodeReassemblyOverflow, SevWarn,
+		t.msgAnom(f, i, m, anomaly.ReassemblyOverflow,
 			"fragment %d of %s seq %d has %d bytes, more than the %d bytes a flow may buffer; message not reassembled",
 			idx, d, m.Seq, need, t.cfg.MaxReassemblyBytes)
 		t.abandon(f, d, m.Seq, ri)
@@ -117,7 +119,7 @@ func (t *Tracker) reassemble(f *flow, d Dir, e *sentMsg, frame int, ts int64, i 
 	if m.HasFragTotal {
 		r.total, r.hasTotal = m.FragTotal, true
 		if past := r.count(256) - r.count(int(r.total)); past > 0 {
-			t.msgAnom(f, i, m, CodeFragmentBadTotal, SevError,
+			t.msgAnom(f, i, m, anomaly.FragmentBadTotal,
 				"%s seq %d has a total of %d fragments, but %d held fragments are past it; they are ignored",
 				d, m.Seq, r.total, past)
 		}
@@ -176,7 +178,7 @@ func (t *Tracker) abandon(f *flow, d Dir, seq uint16, ri int) {
 // overflow drops open reassembly ri to make room for message i.
 func (t *Tracker) overflow(f *flow, ri, i int, m *Message, why string) {
 	r := f.reasm[ri]
-	t.msgAnom(f, i, m, CodeReassemblyOverflow, SevWarn,
+	t.msgAnom(f, i, m, anomaly.ReassemblyOverflow,
 		"dropped the reassembly of %s seq %d (first fragment frame %d, %s) %s",
 		r.dir, r.seq, r.frame, r.state(), why)
 	t.abandon(f, r.dir, r.seq, ri)
@@ -185,7 +187,7 @@ func (t *Tracker) overflow(f *flow, ri, i int, m *Message, why string) {
 // reasmIncomplete reports open reassembly ri as incomplete and drops it.
 func (t *Tracker) reasmIncomplete(f *flow, ri int, why string) {
 	r := f.reasm[ri]
-	t.flowEvent(f, r.frame, r.msg, r.off, r.first, CodeFragmentIncomplete, SevWarn,
+	t.flowEvent(f, r.frame, r.msg, r.off, r.first, anomaly.FragmentIncomplete,
 		"reassembly of %s seq %d incomplete %s: %s", r.dir, r.seq, why, r.state())
 	t.abandon(f, r.dir, r.seq, ri)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Reliable-delivery bookkeeping. Per flow, direction and channel a channel
@@ -224,7 +226,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		if old.typ == m.Type {
 			what, was = fmt.Sprintf("opcode 0x%02X", op), fmt.Sprintf("opcode 0x%02X", old.op)
 		}
-		t.msgAnom(f, i, m, CodeSeqReuse, SevWarn,
+		t.msgAnom(f, i, m, anomaly.SeqReuse,
 			"%s %s seq %d reused by another message (%s) while %s (frame %d) still holds it; tracked as a new message",
 			d, c, m.Seq, what, was, old.frame)
 		t.finishMsg(f, d, c, slot)
@@ -255,7 +257,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		if e.frag {
 			was = "with"
 		}
-		t.msgAnom(f, i, m, CodeRetransmitDiffers, SevError,
+		t.msgAnom(f, i, m, anomaly.RetransmitDiffers,
 			"%s %s seq %d was first sent %s the fragment bit (frame %d); this copy differs",
 			d, c, m.Seq, was, e.frame)
 		return
@@ -273,7 +275,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		t.resent(f, d, e, p, frame, ts, i, m, mi)
 		if p.hash != h {
 			mi.Differs = true
-			t.msgAnom(f, i, m, CodeRetransmitDiffers, SevError,
+			t.msgAnom(f, i, m, anomaly.RetransmitDiffers,
 				"retransmission of %s differs from its first send in frame %d", pieceLabel(d, c, m.Seq, key), p.frame)
 		}
 	} else {
@@ -320,7 +322,7 @@ func (t *Tracker) resent(f *flow, d Dir, e *sentMsg, p *piece, frame int, ts int
 		mi.FirstFrame, mi.FirstMsg = p.frame, int(p.msg)
 	}
 	mi.RetransmitCount = count
-	t.msgAnom(f, i, m, CodeRetransmit, SevNote, "retransmission %d of %s, first sent in frame %d %s earlier",
+	t.msgAnom(f, i, m, anomaly.Retransmit, "retransmission %d of %s, first sent in frame %d %s earlier",
 		count, pieceLabel(d, m.Channel(), m.Seq, pieceKey(m.Fragment, m.FragIdx)), firstFrame, time.Duration(ts-first))
 }
 
@@ -360,7 +362,7 @@ func (t *Tracker) ack(f *flow, d Dir, frame int, ts int64, i int, m *Message, mi
 		}
 	}
 	mi.Ack = AckUnknown
-	t.msgAnom(f, i, m, CodeAckUnknown, SevNote,
+	t.msgAnom(f, i, m, anomaly.AckUnknown,
 		"ACK for %s matches nothing sent in this capture (it may have started mid-session or missed it)",
 		pieceLabel(sd, c, m.Seq, key))
 }
@@ -380,7 +382,7 @@ func (t *Tracker) evict(f *flow, d Dir, c Channel, keep int32) bool {
 		}
 		if !acked && !ch.limitNoted {
 			ch.limitNoted = true
-			t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, CodeTrackingLimit, SevNote,
+			t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, anomaly.TrackingLimit,
 				"%s left the window of %d messages / %d fragments of %s %s before it was ACKed; later such evictions are not reported",
 				msgLabel(d, c, e), t.cfg.MaxTrackedMessages, t.cfg.MaxTrackedFragments, d, c)
 		}
@@ -396,7 +398,7 @@ func (t *Tracker) limitNote(f *flow, d Dir, c Channel, i int, m *Message) {
 		return
 	}
 	ch.limitNoted = true
-	t.msgAnom(f, i, m, CodeTrackingLimit, SevNote,
+	t.msgAnom(f, i, m, anomaly.TrackingLimit,
 		"fragment not tracked: %s %s already holds %d fragments; later such cases are not reported", d, c, t.cfg.MaxTrackedFragments)
 }
 
@@ -418,7 +420,7 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 			}
 		}
 		if acked == int(e.total) {
-			t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, CodeUnackedFragmentRetransmit, SevWarn,
+			t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, anomaly.UnackedFragmentRetransmit,
 				"%s was retransmitted %d times after the receiver ACKed all %d fragments with matching fragment ACKs (frames %d-%d); resends span %s from the first send to frame %d (stock client bug, seed 001)",
 				msgLabel(d, c, e), e.postAck, e.total, firstAck, lastAck, time.Duration(e.lastRe-e.first), e.lastReFrame)
 		}
@@ -439,7 +441,7 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 				matched++
 			}
 		}
-		t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, CodeAckMismatch, SevWarn,
+		t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, anomaly.AckMismatch,
 			"%s: %d ACKs for its seq had the wrong fragment status or index (first in frame %d: %s), %d of %d sent pieces got a matching ACK, %d retransmissions",
 			msgLabel(d, c, e), e.mismatch, e.mmFrame, ackShape(e.mmFrag, e.mmIdx), matched, len(e.pieces), e.retrans)
 	case len(unacked) > 0:
@@ -448,7 +450,7 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 		if e.frag {
 			what = " for fragments " + keyList(unacked)
 		}
-		t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, CodeRetransmitUnacked, SevWarn,
+		t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, anomaly.RetransmitUnacked,
 			"%s was retransmitted %d times up to frame %d, %s after the first send, and no matching ACK was seen%s",
 			msgLabel(d, c, e), unackedRe, e.lastReFrame, time.Duration(e.lastRe-e.first), what)
 	}

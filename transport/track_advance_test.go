@@ -3,6 +3,8 @@ package transport
 import (
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Advance lets timeouts fire with no packet at all: a live capture on a
@@ -33,7 +35,7 @@ func TestAdvanceWithoutPackets(t *testing.T) {
 			tr.Advance(trkAt(0.1).Add(tt.after))
 			got := 0
 			for _, e := range tr.Events() {
-				if e.Code == CodePeerTimeout {
+				if e.Code == anomaly.PeerTimeout {
 					got++
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // trkSteady is a synthetic steady state: the client sends a reliable message
@@ -100,7 +102,7 @@ func BenchmarkTrackSession3(b *testing.B) {
 		bytes += len(frames[i].Plain)
 	}
 	info := make([]MsgInfo, 256)
-	var anoms []MsgAnomaly
+	var anoms []anomaly.Anomaly
 	b.ReportAllocs()
 	b.SetBytes(int64(bytes / msgs))
 	b.ResetTimer()

@@ -3,28 +3,8 @@ package transport
 import (
 	"net/netip"
 	"time"
-)
 
-// Stable anomaly codes of the flow tracker (see Tracker for when each fires).
-// Like the codec's codes they never change once released.
-const (
-	// On the datagram that carries the message (MsgAnomaly).
-	CodeRetransmit         = "retransmit"          // note: a reliable message sent again
-	CodeRetransmitDiffers  = "retransmit-differs"  // error: ... with other bytes than the first send
-	CodeSeqReuse           = "seq-reuse"           // warn: another message type under a seq in use
-	CodeAckUnknown         = "ack-unknown"         // note: ACK for nothing sent in the capture
-	CodeReassemblyOverflow = "reassembly-overflow" // warn: a reassembly dropped to stay within limits
-	CodeFragmentBadTotal   = "fragment-bad-total"  // error: total 0, or an index at or past the total
-	CodeFragmentUnreliable = "fragment-unreliable" // warn: fragment bit without the reliable bit
-	CodePeerIDMismatch     = "peer-id-mismatch"    // warn: byte 0 is not the id of that address
-	CodeTrackingLimit      = "tracking-limit"      // note: state dropped to stay within limits
-
-	// Per message or flow, reported later as an Event.
-	CodeUnackedFragmentRetransmit = "unacked-fragment-retransmit" // warn: seed 001 stock client bug
-	CodeRetransmitUnacked         = "retransmit-unacked"          // warn: resent, never ACKed
-	CodeAckMismatch               = "ack-mismatch"                // warn: ACKs with wrong fragment status/index
-	CodeFragmentIncomplete        = "fragment-incomplete"         // warn: reassembly never completed
-	CodePeerTimeout               = "peer-timeout"                // warn: connected peer silent too long
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // AckResult says what an ACK message matched.
@@ -78,26 +58,16 @@ type MsgInfo struct {
 	ReassembledFrags int    // number of fragments joined into Reassembled
 }
 
-// MsgAnomaly is an anomaly about one message of the datagram just tracked.
-// Msg indexes Datagram.Messages (-1: the datagram as a whole); the embedded
-// Anomaly carries the same index the codec's way (Anomaly.Msg = Msg+1, 0 for
-// the datagram) and the message's offset in the datagram.
-type MsgAnomaly struct {
-	Msg int
-	Anomaly
-}
-
 // Event is an anomaly the tracker reports after the fact: message summaries
 // (when a message's tracking ends), timeouts and evictions. Frame, Msg and
 // Offset point at the datagram the anomaly is about: the first send of the
 // message, the first fragment of a reassembly, the last datagram of a silent
-// peer. Msg is -1 when no single message is meant (the embedded Anomaly.Msg
-// is Msg+1, as for the codec's anomalies). Time is in UTC.
+// peer. The embedded Anomaly's Msg is NoMsg when no single message is
+// meant. Time is in UTC.
 type Event struct {
 	Flow           FlowID
 	Client, Server netip.AddrPort
 	Frame          int
-	Msg            int
 	Time           time.Time
-	Anomaly
+	anomaly.Anomaly
 }

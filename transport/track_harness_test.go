@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Scripts of datagrams in the style of gopacket's tcpassembly_test: each
@@ -92,7 +94,7 @@ func trkAt(sec float64) time.Time {
 //	-            nothing to say (unreliable, or not a tracked kind)
 //
 // then " | code@msg" for each anomaly.
-func trkDescribe(dg *Datagram, info []MsgInfo, anoms []MsgAnomaly) string {
+func trkDescribe(dg *Datagram, info []MsgInfo, anoms []anomaly.Anomaly) string {
 	var b strings.Builder
 	for i := range dg.Messages {
 		if i > 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // trkFrame is one real datagram, already deciphered.
@@ -235,7 +236,7 @@ func TestOpenBCSession3(t *testing.T) {
 		}
 		for code := range s.Anomalies {
 			switch code {
-			case CodeSeqReuse, CodeRetransmit, CodeLengthOverrun, CodeUnknownTransportType:
+			case anomaly.SeqReuse, anomaly.Retransmit, anomaly.LengthOverrun, anomaly.UnknownTransportType:
 			default:
 				t.Errorf("flow %d: unexpected anomaly %s", s.ID, code)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Seed 001: the stock client sends a three-fragment checksum response (high
@@ -75,19 +77,19 @@ func TestSeed001(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		mode  seed001Acks
-		event string
+		event anomaly.Code
 		text  string
 	}{
-		{"fragment-acks", seed001FragAcks, CodeUnackedFragmentRetransmit,
+		{"fragment-acks", seed001FragAcks, anomaly.UnackedFragmentRetransmit,
 			"c2s high seq 2 (3 fragments, first sent frame 1) was retransmitted 30 times after the receiver ACKed all 3 fragments with matching fragment ACKs (frames 4-5); resends span 20.02s from the first send to frame 44 (stock client bug, seed 001)"},
-		{"acks-lost", seed001AcksLost, CodeRetransmitUnacked,
+		{"acks-lost", seed001AcksLost, anomaly.RetransmitUnacked,
 			"c2s high seq 2 (3 fragments, first sent frame 1) was retransmitted 30 times up to frame 33, 20.02s after the first send, and no matching ACK was seen for fragments 0, 1, 2"},
-		{"acks-without-fragment-flag", seed001PlainAcks, CodeAckMismatch,
+		{"acks-without-fragment-flag", seed001PlainAcks, anomaly.AckMismatch,
 			"c2s high seq 2 (3 fragments, first sent frame 1): 33 ACKs for its seq had the wrong fragment status or index (first in frame 4: ACK without the fragment flag), 0 of 3 sent pieces got a matching ACK, 30 retransmissions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := seed001Script(tc.mode)
-			sc.events = []string{tc.event + "@1.0"}
+			sc.events = []string{tc.event.String() + "@1.0"}
 			tr, events := trkRun(t, sc)
 			if len(events) != 1 {
 				t.Fatalf("want exactly one event, got %d", len(events))
@@ -96,11 +98,11 @@ func TestSeed001(t *testing.T) {
 			if e.Message != tc.text {
 				t.Errorf("message:\n got: %s\nwant: %s", e.Message, tc.text)
 			}
-			if e.Severity != SevWarn || !e.Time.Equal(trkEpoch) || e.Offset != 2 {
+			if e.Severity() != anomaly.Warn || !e.Time.Equal(trkEpoch) || e.Offset != 2 {
 				t.Errorf("event %+v: want warn at the first send, offset 2", e)
 			}
 			s := trkStats(t, tr, 0, 0)
-			want := map[string]int{CodeRetransmit: 30, tc.event: 1}
+			want := map[anomaly.Code]int{anomaly.Retransmit: 30, tc.event: 1}
 			if fmt.Sprint(s.Anomalies) != fmt.Sprint(want) {
 				t.Errorf("anomaly counts %v, want %v", s.Anomalies, want)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 func TestSeqDiff(t *testing.T) {
@@ -185,7 +187,7 @@ func TestPeerIdentity(t *testing.T) {
 	tr, _ := trkRun(t, sc)
 	s := trkStats(t, tr, 0, 0)
 	if !s.HasPeerID || s.PeerID != 3 || s.PeerIDFrom != "connect" || s.PlayerName != "Cady2" ||
-		s.PeerIDMismatches[C2S] != 2 || s.Anomalies[CodePeerIDMismatch] != 2 {
+		s.PeerIDMismatches[C2S] != 2 || s.Anomalies[anomaly.PeerIDMismatch] != 2 {
 		t.Errorf("flow 1: %+v", s)
 	}
 	s = trkStats(t, tr, 1, 0)
@@ -229,8 +231,8 @@ func TestPeerTimeout(t *testing.T) {
 	if want := "client 10.0.0.2:50000 (peer 2) sent nothing for more than the 45s peer timeout after frame 1"; events[0].Message != want {
 		t.Errorf("message %q, want %q", events[0].Message, want)
 	}
-	if s := trkStats(t, tr, 0, 0); s.Anomalies[CodePeerTimeout] != 3 {
-		t.Errorf("flow 1 peer timeouts %d, want 3", s.Anomalies[CodePeerTimeout])
+	if s := trkStats(t, tr, 0, 0); s.Anomalies[anomaly.PeerTimeout] != 3 {
+		t.Errorf("flow 1 peer timeouts %d, want 3", s.Anomalies[anomaly.PeerTimeout])
 	}
 }
 

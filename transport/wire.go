@@ -7,7 +7,11 @@
 // type byte; all multi-byte fields are little-endian (protocol-facts 3-4).
 package transport
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
 
 // Type is a transport message type byte.
 type Type uint8
@@ -140,7 +144,7 @@ type Datagram struct {
 	PeerID    uint8
 	MsgCount  uint8
 	Messages  []Message
-	Anomalies []Anomaly
+	Anomalies []anomaly.Anomaly
 }
 
 // Reset empties d, keeping its capacity.
@@ -157,7 +161,7 @@ func (d *Datagram) Reset() {
 func Decode(b []byte, d *Datagram) {
 	d.Reset()
 	if len(b) < 2 {
-		d.Anomalies = append(d.Anomalies, anomalyAt(CodeShortDatagram, SevError, 0,
+		d.Anomalies = append(d.Anomalies, codecAnomaly(anomaly.ShortDatagram, 0,
 			"a %d-byte datagram is shorter than the 2-byte header", len(b)))
 		if len(b) == 1 {
 			d.PeerID = b[0]
@@ -168,7 +172,7 @@ func Decode(b []byte, d *Datagram) {
 	off := 2
 	for i := 0; i < int(d.MsgCount); i++ {
 		if off >= len(b) {
-			d.Anomalies = append(d.Anomalies, anomalyAt(CodeMsgCountMismatch, SevError, off,
+			d.Anomalies = append(d.Anomalies, codecAnomaly(anomaly.MsgCountMismatch, off,
 				"msg_count says %d messages but the datagram ends after %d", d.MsgCount, i))
 			return
 		}
@@ -181,21 +185,21 @@ func Decode(b []byte, d *Datagram) {
 		off += m.Len
 	}
 	if off < len(b) {
-		d.Anomalies = append(d.Anomalies, anomalyAt(CodeTrailingBytes, SevWarn, off,
+		d.Anomalies = append(d.Anomalies, codecAnomaly(anomaly.TrailingBytes, off,
 			"%d trailing bytes after the messages msg_count announced (%d)", len(b)-off, d.MsgCount))
 	}
 }
 
 // decodeMessage decodes the message starting at b[off]. On failure it returns
 // the anomaly and false.
-func decodeMessage(b []byte, off int, m *Message) (Anomaly, bool) {
+func decodeMessage(b []byte, off int, m *Message) (anomaly.Anomaly, bool) {
 	t := Type(b[off])
 	m.Offset, m.Type = off, t
 	rest := len(b) - off
 	switch {
 	case t == TypeACK:
 		if rest < 4 {
-			return anomalyAt(CodeLengthOverrun, SevError, off,
+			return codecAnomaly(anomaly.LengthOverrun, off,
 				"ACK needs 4 bytes, %d left", rest), false
 		}
 		m.Seq = binary.LittleEndian.Uint16(b[off+1:])
@@ -205,17 +209,17 @@ func decodeMessage(b []byte, off int, m *Message) (Anomaly, bool) {
 		m.Len = 4
 		if m.AckFrag {
 			if rest < 5 {
-				return anomalyAt(CodeLengthOverrun, SevError, off,
+				return codecAnomaly(anomaly.LengthOverrun, off,
 					"fragment ACK needs 5 bytes, %d left", rest), false
 			}
 			m.FragIdx = b[off+4]
 			m.Len = 5
 		}
 		m.PayloadOff = off + m.Len
-		return Anomaly{}, true
+		return anomaly.Anomaly{}, true
 	case t.Low(), t == TypeData:
 		if rest < 3 {
-			return anomalyAt(CodeLengthOverrun, SevError, off,
+			return codecAnomaly(anomaly.LengthOverrun, off,
 				"%s header needs 3 bytes, %d left", t.Name(), rest), false
 		}
 		fl := binary.LittleEndian.Uint16(b[off+1:])
@@ -237,11 +241,11 @@ func decodeMessage(b []byte, off int, m *Message) (Anomaly, bool) {
 		}
 		// The header must fit in the declared length before we read it.
 		if m.Len < hdr {
-			return anomalyAt(CodeBadLength, SevError, off,
+			return codecAnomaly(anomaly.BadLength, off,
 				"%s length %d is shorter than its %d-byte header", t.Name(), m.Len, hdr), false
 		}
 		if m.Len > rest {
-			return anomalyAt(CodeLengthOverrun, SevError, off,
+			return codecAnomaly(anomaly.LengthOverrun, off,
 				"%s length %d runs past the end of the datagram (%d bytes left)", t.Name(), m.Len, rest), false
 		}
 		p := off + 3
@@ -254,7 +258,7 @@ func decodeMessage(b []byte, off int, m *Message) (Anomaly, bool) {
 			p++
 			if m.FragIdx == 0 {
 				if m.Len < hdr+1 {
-					return anomalyAt(CodeBadLength, SevError, off,
+					return codecAnomaly(anomaly.BadLength, off,
 						"fragment 0 length %d leaves no room for the fragment total", m.Len), false
 				}
 				m.FragTotal = b[p]
@@ -264,8 +268,14 @@ func decodeMessage(b []byte, off int, m *Message) (Anomaly, bool) {
 		}
 		m.PayloadOff = p
 		m.Payload = b[p : off+m.Len : off+m.Len]
-		return Anomaly{}, true
+		return anomaly.Anomaly{}, true
 	}
-	return anomalyAt(CodeUnknownTransportType, SevError, off,
+	return codecAnomaly(anomaly.UnknownTransportType, off,
 		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t)), false
+}
+
+// codecAnomaly is an anomaly of the codec: about the datagram as a whole,
+// at byte off.
+func codecAnomaly(code anomaly.Code, off int, format string, args ...any) anomaly.Anomaly {
+	return anomaly.New(code, anomaly.NoMsg, off, format, args...)
 }

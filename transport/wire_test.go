@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // describe renders a message compactly for comparison with hand decodes.
@@ -267,25 +269,25 @@ func TestDecodeBadInput(t *testing.T) {
 		name     string
 		hex      string
 		wantMsgs int
-		code     string
+		code     anomaly.Code
 		offset   int
 	}{
-		{"empty", "", 0, CodeShortDatagram, 0},
-		{"one byte", "02", 0, CodeShortDatagram, 0},
-		{"header only, count 0", "0200", 0, "", 0},
-		{"zero length data", "0201 320000", 0, CodeBadLength, 2},
-		{"length below reliable header", "0201 320480 0000", 0, CodeBadLength, 2},
-		{"zero length low type", "0201 000000", 0, CodeBadLength, 2},
-		{"fragment 0 without room for total", "0201 3206A0 000000", 0, CodeBadLength, 2},
-		{"length past end", "0201 321080 0000 2A", 0, CodeLengthOverrun, 2},
-		{"OpenBC connect (264 in 8 bytes)", "FF010308010000007F00", 0, CodeLengthOverrun, 2},
-		{"cut ACK", "0201 0102", 0, CodeLengthOverrun, 2},
-		{"cut fragment ACK", "0201 01020001", 0, CodeLengthOverrun, 2},
-		{"cut header", "0201 3207", 0, CodeLengthOverrun, 2},
-		{"unknown type after a good ACK", "0202 01000000 0602", 1, CodeUnknownTransportType, 6},
-		{"OpenBC disconnect type 0x06", "02010602", 0, CodeUnknownTransportType, 2},
-		{"fewer messages than msg_count", "0203 01000000 01010000", 2, CodeMsgCountMismatch, 10},
-		{"trailing bytes", "0201 01000000 FFFF", 1, CodeTrailingBytes, 6},
+		{"empty", "", 0, anomaly.ShortDatagram, 0},
+		{"one byte", "02", 0, anomaly.ShortDatagram, 0},
+		{"header only, count 0", "0200", 0, 0, 0},
+		{"zero length data", "0201 320000", 0, anomaly.BadLength, 2},
+		{"length below reliable header", "0201 320480 0000", 0, anomaly.BadLength, 2},
+		{"zero length low type", "0201 000000", 0, anomaly.BadLength, 2},
+		{"fragment 0 without room for total", "0201 3206A0 000000", 0, anomaly.BadLength, 2},
+		{"length past end", "0201 321080 0000 2A", 0, anomaly.LengthOverrun, 2},
+		{"OpenBC connect (264 in 8 bytes)", "FF010308010000007F00", 0, anomaly.LengthOverrun, 2},
+		{"cut ACK", "0201 0102", 0, anomaly.LengthOverrun, 2},
+		{"cut fragment ACK", "0201 01020001", 0, anomaly.LengthOverrun, 2},
+		{"cut header", "0201 3207", 0, anomaly.LengthOverrun, 2},
+		{"unknown type after a good ACK", "0202 01000000 0602", 1, anomaly.UnknownTransportType, 6},
+		{"OpenBC disconnect type 0x06", "02010602", 0, anomaly.UnknownTransportType, 2},
+		{"fewer messages than msg_count", "0203 01000000 01010000", 2, anomaly.MsgCountMismatch, 10},
+		{"trailing bytes", "0201 01000000 FFFF", 1, anomaly.TrailingBytes, 6},
 	}
 	var dg Datagram
 	for _, tt := range tests {
@@ -294,7 +296,7 @@ func TestDecodeBadInput(t *testing.T) {
 			if len(dg.Messages) != tt.wantMsgs {
 				t.Errorf("decoded %d messages, want %d", len(dg.Messages), tt.wantMsgs)
 			}
-			if tt.code == "" {
+			if tt.code == 0 {
 				if len(dg.Anomalies) != 0 {
 					t.Errorf("unexpected anomalies %+v", dg.Anomalies)
 				}
@@ -304,7 +306,7 @@ func TestDecodeBadInput(t *testing.T) {
 				t.Fatalf("anomalies %+v, want one %s", dg.Anomalies, tt.code)
 			}
 			a := dg.Anomalies[0]
-			if a.Code != tt.code || a.Offset != tt.offset || a.Message == "" || a.Severity == 0 {
+			if a.Code != tt.code || a.Offset != tt.offset || a.Message == "" || a.Severity() == 0 {
 				t.Errorf("anomaly %+v, want code %s at %d", a, tt.code, tt.offset)
 			}
 		})

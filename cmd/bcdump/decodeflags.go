@@ -7,7 +7,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // decodeFlags are the options every command that decodes traffic shares
@@ -68,7 +68,7 @@ func (o *decodeFlags) gate() (*severityGate, error) {
 	if o.failOn == "" {
 		return nil, nil
 	}
-	sev, err := transport.ParseSeverity(o.failOn)
+	sev, err := anomaly.ParseSeverity(o.failOn)
 	if err != nil {
 		return nil, fmt.Errorf("--fail-on: %w", err)
 	}
@@ -77,13 +77,13 @@ func (o *decodeFlags) gate() (*severityGate, error) {
 
 // severityGate counts anomalies at or above a severity for --fail-on.
 type severityGate struct {
-	min   transport.Severity
+	min   anomaly.Severity
 	count int
-	first string // code of the first anomaly counted
+	first anomaly.Code // the first anomaly counted
 }
 
-func (g *severityGate) add(a transport.Anomaly) {
-	if g == nil || a.Severity < g.min {
+func (g *severityGate) add(a anomaly.Anomaly) {
+	if g == nil || a.Severity() < g.min {
 		return
 	}
 	if g.count == 0 {

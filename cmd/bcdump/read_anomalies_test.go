@@ -12,10 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcdump/bcdump/checksum"
-	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/sessiongen"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 var updateAnomalies = flag.Bool("update-anomalies", false, "rewrite testdata/golden/anomalies.table (the README's anomaly examples)")
@@ -30,8 +28,8 @@ const anomaliesGoldenHeader = `# The README's anomaly examples: per code, the ca
 // anomalyCase is one README example: a capture, the anomaly it shows and
 // where.
 type anomalyCase struct {
-	code, severity string
-	source         string // golden heading: where the capture comes from
+	code   anomaly.Code
+	source string // golden heading: where the capture comes from
 	// capture returns the capture's path and extra read flags; it skips the
 	// test when a shared capture is absent.
 	capture func(t *testing.T) (path string, flags []string)
@@ -41,19 +39,19 @@ type anomalyCase struct {
 	// generated captures are clean but for the fault: code exactly once
 	// (per message for per-message events) and no codes outside also.
 	generated bool
-	also      []string
+	also      []anomaly.Code
 }
 
-func (c *anomalyCase) key() string { return c.code + " " + c.source }
+func (c *anomalyCase) key() string { return c.code.String() + " " + c.source }
 
 // generatedCapture writes sessiongen.Anomaly(code) to a temporary pcap.
-func generatedCapture(code string) func(t *testing.T) (string, []string) {
+func generatedCapture(code anomaly.Code) func(t *testing.T) (string, []string) {
 	return func(t *testing.T) (string, []string) {
 		s, ok := sessiongen.Anomaly(code)
 		if !ok {
 			t.Fatalf("sessiongen has no scenario for %s", code)
 		}
-		return writeSession(t, s, code), nil
+		return writeSession(t, s, code.String()), nil
 	}
 }
 
@@ -104,61 +102,61 @@ func sharedCase(name string, withManifest bool) func(t *testing.T) (string, []st
 // anomalyCases is every anomaly code with the capture the README quotes
 // for it, in README order.
 func anomalyCases() []anomalyCase {
-	gen := func(code, sev string, frame int, event bool, also ...string) anomalyCase {
-		return anomalyCase{code: code, severity: sev, source: fmt.Sprintf("generated: sessiongen.Anomaly(%q)", code),
+	gen := func(code anomaly.Code, frame int, event bool, also ...anomaly.Code) anomalyCase {
+		return anomalyCase{code: code, source: fmt.Sprintf("generated: sessiongen.Anomaly(%q)", code),
 			capture: generatedCapture(code), frame: frame, event: event, generated: true, also: also}
 	}
-	seed := func(code string, v sessiongen.Seed001Acks) anomalyCase {
-		return anomalyCase{code: code, severity: "warn", source: "generated: sessiongen.Seed001(" + v.String() + ")",
-			capture: seed001Capture(v), frame: seed001Frame, event: true, generated: true, also: []string{"retransmit"}}
+	seed := func(code anomaly.Code, v sessiongen.Seed001Acks) anomalyCase {
+		return anomalyCase{code: code, source: "generated: sessiongen.Seed001(" + v.String() + ")",
+			capture: seed001Capture(v), frame: seed001Frame, event: true, generated: true, also: []anomaly.Code{anomaly.Retransmit}}
 	}
-	shared := func(code, sev, name string, frame int, manifest ...bool) anomalyCase {
+	shared := func(code anomaly.Code, name string, frame int, manifest ...bool) anomalyCase {
 		src := "real: " + name
 		withManifest := len(manifest) > 0 && manifest[0]
 		if withManifest {
 			src += " --manifest vanilla-1.1.json"
 		}
-		return anomalyCase{code: code, severity: sev, source: fmt.Sprintf("%s frame %d", src, frame),
+		return anomalyCase{code: code, source: fmt.Sprintf("%s frame %d", src, frame),
 			capture: sharedCase(name, withManifest), frame: frame}
 	}
 	af := sessiongen.AnomalyFrame
 	// The stock disconnect datagram's stale ACKs (protocol-facts 5.3).
-	ack := shared("ack-unknown", "note", "stock-excerpts.pcap", 17)
+	ack := shared(anomaly.AckUnknown, "stock-excerpts.pcap", 17)
 	ack.onFrame = 2
 	// The sample's synthetic round 2 hashes: eight listed, one counting
 	// the rest.
-	unknown := shared("checksum-file-unknown", "note", "sample.pcap", 14, true)
+	unknown := shared(anomaly.ChecksumFileUnknown, "sample.pcap", 14, true)
 	unknown.onFrame = 9
 	return []anomalyCase{
-		gen("short-datagram", "error", af, false),
-		gen("bad-length", "error", af, false),
-		shared("length-overrun", "error", "openbc-session-2.pcap", 60),
-		shared("unknown-transport-type", "error", "openbc-session-2.pcap", 30),
-		gen("msg-count-mismatch", "error", af, false),
-		gen("trailing-bytes", "warn", af, false),
-		shared("payload-malformed", "error", "openbc-session-3.pcap", 2121),
-		shared("retransmit", "note", "openbc-session-3.pcap", 2121),
-		gen("retransmit-differs", "error", af+1, false, "retransmit"),
-		shared("seq-reuse", "warn", "stock-excerpts.pcap", 13),
-		shared("seq-reuse", "warn", "openbc-session-2.pcap", 154),
+		gen(anomaly.ShortDatagram, af, false),
+		gen(anomaly.BadLength, af, false),
+		shared(anomaly.LengthOverrun, "openbc-session-2.pcap", 60),
+		shared(anomaly.UnknownTransportType, "openbc-session-2.pcap", 30),
+		gen(anomaly.MsgCountMismatch, af, false),
+		gen(anomaly.TrailingBytes, af, false),
+		shared(anomaly.PayloadMalformed, "openbc-session-3.pcap", 2121),
+		shared(anomaly.Retransmit, "openbc-session-3.pcap", 2121),
+		gen(anomaly.RetransmitDiffers, af+1, false, anomaly.Retransmit),
+		shared(anomaly.SeqReuse, "stock-excerpts.pcap", 13),
+		shared(anomaly.SeqReuse, "openbc-session-2.pcap", 154),
 		ack,
-		seed("unacked-fragment-retransmit", sessiongen.Seed001FragmentAcks),
-		seed("retransmit-unacked", sessiongen.Seed001AcksLost),
-		seed("ack-mismatch", sessiongen.Seed001AcksWithoutFragFlag),
-		gen("fragment-incomplete", "warn", af, true),
-		gen("reassembly-overflow", "warn", af+8, false),
-		gen("fragment-bad-total", "error", af, false),
-		gen("fragment-unreliable", "warn", af, false),
-		shared("peer-id-mismatch", "warn", "openbc-session-2.pcap", 62),
-		gen("peer-timeout", "warn", af-1, true),
-		gen("tracking-limit", "note", af, true),
-		gen("checksum-round-order", "warn", af, false),
-		gen("checksum-bitbyte-plain", "warn", af+1, false),
-		gen("checksum-missing-complete", "warn", af+1, false),
-		shared("checksum-version", "error", "openbc-session-2.pcap", 8),
-		shared("checksum-dir-hash", "error", "openbc-session-2.pcap", 14),
-		gen("checksum-tree-malformed", "error", af, false, "payload-malformed"),
-		shared("checksum-file-mismatch", "note", "stock-excerpts.pcap", 3, true),
+		seed(anomaly.UnackedFragmentRetransmit, sessiongen.Seed001FragmentAcks),
+		seed(anomaly.RetransmitUnacked, sessiongen.Seed001AcksLost),
+		seed(anomaly.AckMismatch, sessiongen.Seed001AcksWithoutFragFlag),
+		gen(anomaly.FragmentIncomplete, af, true),
+		gen(anomaly.ReassemblyOverflow, af+8, false),
+		gen(anomaly.FragmentBadTotal, af, false),
+		gen(anomaly.FragmentUnreliable, af, false),
+		shared(anomaly.PeerIDMismatch, "openbc-session-2.pcap", 62),
+		gen(anomaly.PeerTimeout, af-1, true),
+		gen(anomaly.TrackingLimit, af, true),
+		gen(anomaly.ChecksumRoundOrder, af, false),
+		gen(anomaly.ChecksumBitBytePlain, af+1, false),
+		gen(anomaly.ChecksumMissingComplete, af+1, false),
+		shared(anomaly.ChecksumVersion, "openbc-session-2.pcap", 8),
+		shared(anomaly.ChecksumDirHash, "openbc-session-2.pcap", 14),
+		gen(anomaly.ChecksumTreeMalformed, af, false, anomaly.PayloadMalformed),
+		shared(anomaly.ChecksumFileMismatch, "stock-excerpts.pcap", 3, true),
 		unknown,
 	}
 }
@@ -208,7 +206,7 @@ func tableLines(t *testing.T, path string, flags []string, c *anomalyCase) []str
 	}
 	prefix := fmt.Sprintf("%6d ", c.frame)
 	if c.event {
-		prefix = fmt.Sprintf("   end %s %s frame %d ", c.severity, c.code, c.frame)
+		prefix = fmt.Sprintf("   end %s %s frame %d ", c.code.Severity(), c.code, c.frame)
 	}
 	var lines []string
 	for l := range strings.Lines(out) {
@@ -240,13 +238,14 @@ func TestReadAnomalies(t *testing.T) {
 			path, flags := c.capture(t)
 			seen := readAnomalies(t, path, flags)
 			var onFrame, total int
+			sev := c.code.Severity().String()
 			var text string
 			for _, s := range seen {
 				switch {
-				case s.code == c.code:
+				case s.code == c.code.String():
 					total++
-					if s.sev != c.severity {
-						t.Errorf("%s on frame %d has severity %s, want %s", s.code, s.frame, s.sev, c.severity)
+					if s.sev != sev {
+						t.Errorf("%s on frame %d has severity %s, want %s", s.code, s.frame, s.sev, sev)
 					}
 					if s.frame == c.frame && s.event == c.event {
 						if onFrame++; onFrame == 1 {
@@ -255,7 +254,7 @@ func TestReadAnomalies(t *testing.T) {
 					} else if c.generated {
 						t.Errorf("%s on frame %d (event %v), want only frame %d (event %v)", s.code, s.frame, s.event, c.frame, c.event)
 					}
-				case c.generated && !slices.Contains(c.also, s.code):
+				case c.generated && !slices.ContainsFunc(c.also, func(a anomaly.Code) bool { return a.String() == s.code }):
 					t.Errorf("unexpected %s %s on frame %d: %s", s.sev, s.code, s.frame, s.text)
 				}
 			}
@@ -273,7 +272,7 @@ func TestReadAnomalies(t *testing.T) {
 				}
 				n := 0
 				for _, a := range parseStats(t, out).Anomalies {
-					if a.Code == c.code {
+					if a.Code == c.code.String() {
 						n += a.Count
 					}
 				}
@@ -282,11 +281,11 @@ func TestReadAnomalies(t *testing.T) {
 				}
 			}
 			lines := tableLines(t, path, flags, &c)
-			if len(lines) != 1 || !c.event && !strings.Contains(lines[0], " !"+c.code) {
+			if len(lines) != 1 || !c.event && !strings.Contains(lines[0], " !"+c.code.String()) {
 				t.Fatalf("table lines for frame %d: %q, want one showing %s", c.frame, lines, c.code)
 			}
 			// An end line holds the message already.
-			section = fmt.Sprintf("== %s (%s) %s\n%s\n", c.code, c.severity, c.source, lines[0])
+			section = fmt.Sprintf("== %s (%s) %s\n%s\n", c.code, sev, c.source, lines[0])
 			if !c.event {
 				section += "message: " + text + "\n"
 			}
@@ -329,39 +328,22 @@ func readAnomalyGolden(t *testing.T) map[string]string {
 	return m
 }
 
-// Every anomaly code the tree defines has a case, with the code's
-// severity, and so has every scenario of sessiongen.
+// Every code of the registry has a case, and so has every scenario of
+// sessiongen: the registry is the list of what bcdump can raise, and each
+// entry is shown raised on a capture.
 func TestReadAnomaliesCoverCodes(t *testing.T) {
-	sev := map[string]string{}
+	cased := map[anomaly.Code]bool{}
 	for _, c := range anomalyCases() {
-		sev[c.code] = c.severity
+		cased[c.code] = true
 	}
-	want := map[string]string{
-		transport.CodeShortDatagram: "error", transport.CodeBadLength: "error", transport.CodeLengthOverrun: "error",
-		transport.CodeUnknownTransportType: "error", transport.CodeMsgCountMismatch: "error", transport.CodeTrailingBytes: "warn",
-		dissect.CodePayloadMalformed: "error",
-		transport.CodeRetransmit:     "note", transport.CodeRetransmitDiffers: "error", transport.CodeSeqReuse: "warn",
-		transport.CodeAckUnknown: "note", transport.CodeReassemblyOverflow: "warn", transport.CodeFragmentBadTotal: "error",
-		transport.CodeFragmentUnreliable: "warn", transport.CodePeerIDMismatch: "warn", transport.CodeTrackingLimit: "note",
-		transport.CodeUnackedFragmentRetransmit: "warn", transport.CodeRetransmitUnacked: "warn", transport.CodeAckMismatch: "warn",
-		transport.CodeFragmentIncomplete: "warn", transport.CodePeerTimeout: "warn",
-	}
-	for _, c := range checksum.Codes {
-		want[c.Code] = c.Severity.String()
+	for _, in := range anomaly.All() {
+		if !cased[in.Code] {
+			t.Errorf("%s: no capture in anomalyCases raises it", in.Name)
+		}
 	}
 	for _, code := range sessiongen.AnomalyCodes() {
-		if _, ok := want[code]; !ok {
-			want[code] = sev[code]
-		}
-	}
-	for code, w := range want {
-		if got, ok := sev[code]; !ok || got != w {
-			t.Errorf("%s: case severity %q (present %v), want %s", code, got, ok, w)
-		}
-	}
-	for code := range sev {
-		if _, ok := want[code]; !ok {
-			t.Errorf("case for %s, which the tree does not define", code)
+		if !cased[code] {
+			t.Errorf("sessiongen scenario %s has no case", code)
 		}
 	}
 }

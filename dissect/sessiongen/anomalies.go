@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // AnomalyStart is the fixed start time of the anomaly sessions.
@@ -18,7 +19,7 @@ const AnomalyFrame = 4
 // anomalyScript is the faulty traffic that follows the stock connect prefix
 // in the session for one anomaly code.
 type anomalyScript struct {
-	code   string
+	code   anomaly.Code
 	script func(s *Session)
 }
 
@@ -28,40 +29,40 @@ var anomalyScripts = append(transportScripts, checksumScripts...)
 
 // transportScripts are the codes of the transport codec and tracker.
 var transportScripts = []anomalyScript{
-	{transport.CodeShortDatagram, func(s *Session) {
+	{anomaly.ShortDatagram, func(s *Session) {
 		// One byte: a peer id and no msg_count.
 		s.AddHex(100*time.Millisecond, true, "02")
 	}},
-	{transport.CodeBadLength, func(s *Session) {
+	{anomaly.BadLength, func(s *Session) {
 		// A reliable Data message whose flags_len says 2 bytes: less than
 		// its own 5-byte header.
 		s.AddHex(100*time.Millisecond, true, "02 01 32 02 80 00 00 2C")
 	}},
-	{transport.CodeMsgCountMismatch, func(s *Session) {
+	{anomaly.MsgCountMismatch, func(s *Session) {
 		// msg_count 2, but only the ACK of the host's round 0 request.
 		s.AddHex(100*time.Millisecond, true, "02 02 01 00 00 00")
 	}},
-	{transport.CodeTrailingBytes, func(s *Session) {
+	{anomaly.TrailingBytes, func(s *Session) {
 		// The same ACK and two stray bytes after it.
 		s.AddHex(100*time.Millisecond, true, "02 01 01 00 00 00 FF FF")
 	}},
-	{transport.CodeRetransmitDiffers, retransmitDiffers},
-	{transport.CodeFragmentIncomplete, fragmentIncomplete},
-	{transport.CodeReassemblyOverflow, reassemblyOverflow},
-	{transport.CodeFragmentBadTotal, func(s *Session) {
+	{anomaly.RetransmitDiffers, retransmitDiffers},
+	{anomaly.FragmentIncomplete, fragmentIncomplete},
+	{anomaly.ReassemblyOverflow, reassemblyOverflow},
+	{anomaly.FragmentBadTotal, func(s *Session) {
 		s.Add(100*time.Millisecond, true, dataDG(transport.DataHeader{Reliable: true, Fragment: true}, checksumRespHead))
 	}},
-	{transport.CodeFragmentUnreliable, func(s *Session) {
+	{anomaly.FragmentUnreliable, func(s *Session) {
 		s.Add(100*time.Millisecond, true, dataDG(transport.DataHeader{Fragment: true, FragTotal: 2}, checksumRespHead))
 	}},
-	{transport.CodePeerTimeout, peerTimeout},
-	{transport.CodeTrackingLimit, trackingLimit},
+	{anomaly.PeerTimeout, peerTimeout},
+	{anomaly.TrackingLimit, trackingLimit},
 }
 
 // AnomalyCodes lists the anomaly codes Anomaly reproduces: those no shared
 // capture shows.
-func AnomalyCodes() []string {
-	codes := make([]string, len(anomalyScripts))
+func AnomalyCodes() []anomaly.Code {
+	codes := make([]anomaly.Code, len(anomalyScripts))
 	for i, a := range anomalyScripts {
 		codes[i] = a.code
 	}
@@ -75,7 +76,7 @@ func AnomalyCodes() []string {
 // fault itself implies (a retransmit note beside retransmit-differs,
 // payload-malformed beside checksum-tree-malformed). ok is false for a code
 // it has no script for.
-func Anomaly(code string) (s *Session, ok bool) {
+func Anomaly(code anomaly.Code) (s *Session, ok bool) {
 	i := slices.IndexFunc(anomalyScripts, func(a anomalyScript) bool { return a.code == code })
 	if i < 0 {
 		return nil, false

@@ -3,29 +3,29 @@ package sessiongen
 import (
 	"time"
 
-	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // checksumScripts are the checksum handshake codes (protocol-facts 9) no
 // shared capture shows. The prefix ends with the host's stock round 0
 // request (trace #2) unanswered.
 var checksumScripts = []anomalyScript{
-	{checksum.CodeRoundOrder, func(s *Session) {
+	{anomaly.ChecksumRoundOrder, func(s *Session) {
 		// Trace #8's round 1 request (without its ACK) before the client
 		// answered round 0.
 		s.AddHex(100*time.Millisecond, false, "01 01 32 20 80 01 00 20 01 08 00 73 63 72 69 70 74 73 2F 0C 00 41 75 74 6F 65 78 65 63 2E 70 79 63 20")
 	}},
-	{checksum.CodeBitBytePlain, func(s *Session) {
+	{anomaly.ChecksumBitBytePlain, func(s *Session) {
 		// Trace #7 (round 0 answer), then trace #8 with the recursive flag
 		// written as the plain byte 0x00 instead of the bit group 0x20.
 		s.AddHex(100*time.Millisecond, true, "02 01 32 1A 80 00 00 21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8 00")
 		s.AddHex(30*time.Millisecond, false, "01 02 01 00 00 00 32 20 80 01 00 20 01 08 00 73 63 72 69 70 74 73 2F 0C 00 41 75 74 6F 65 78 65 63 2E 70 79 63 00")
 	}},
-	{checksum.CodeTreeMalformed, func(s *Session) {
+	{anomaly.ChecksumTreeMalformed, func(s *Session) {
 		// Trace #7 without its last byte (the subdirectory count).
 		s.AddHex(100*time.Millisecond, true, "02 01 32 19 80 00 00 21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8")
 	}},
-	{checksum.CodeMissingComplete, func(s *Session) {
+	{anomaly.ChecksumMissingComplete, func(s *Session) {
 		// Trace #7, then trace #25's Settings (high seq 1 here) with no
 		// ChecksumComplete 0x28 before it.
 		s.AddHex(100*time.Millisecond, true, "02 01 32 1A 80 00 00 21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8 00")

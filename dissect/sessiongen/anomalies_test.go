@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // codecCodes are the anomalies the wire codec alone finds; the other
 // scenarios must frame cleanly.
-var codecCodes = []string{transport.CodeShortDatagram, transport.CodeBadLength,
-	transport.CodeMsgCountMismatch, transport.CodeTrailingBytes}
+var codecCodes = []anomaly.Code{anomaly.ShortDatagram, anomaly.BadLength,
+	anomaly.MsgCountMismatch, anomaly.TrailingBytes}
 
 // Every scenario starts with the stock connect prefix, stays in time order
 // and within the stock 512-byte datagram, and only the codec scenarios
@@ -24,11 +25,11 @@ func TestAnomalySessions(t *testing.T) {
 		t.Fatalf("prefix of %d datagrams, AnomalyFrame %d", len(prefix), AnomalyFrame)
 	}
 	codes := AnomalyCodes()
-	if len(codes) < 11 || slices.Contains(codes, "") {
+	if len(codes) < 11 || slices.Contains(codes, 0) {
 		t.Fatalf("codes %q", codes)
 	}
 	for _, code := range codes {
-		t.Run(code, func(t *testing.T) {
+		t.Run(code.String(), func(t *testing.T) {
 			s, ok := Anomaly(code)
 			if !ok || len(s.Datagrams) <= len(prefix) {
 				t.Fatalf("ok %v, %d datagrams", ok, len(s.Datagrams))
@@ -69,7 +70,7 @@ func TestAnomalySessions(t *testing.T) {
 			}
 		})
 	}
-	if s, ok := Anomaly("no-such-code"); ok || s != nil {
-		t.Error("unknown code accepted")
+	if s, ok := Anomaly(anomaly.PayloadMalformed); ok || s != nil {
+		t.Error("a code without a scenario accepted")
 	}
 }
