@@ -67,11 +67,15 @@ type Datagram struct {
 	Anomalies []anomaly.Anomaly
 }
 
-// Message is what the layers above the wire codec learned about one
-// transport message.
-type Message struct {
+// Payload is what the decoders made of one payload: a message's own, or a
+// fragmented message's once reassembled (the same value, so reporters and
+// analyses treat both alike).
+type Payload struct {
+	// Bytes is the payload: a view of the datagram for a message's own, the
+	// reassembled bytes otherwise (valid until the Datagram is reused).
+	Bytes []byte
 	// Opcode is set when the payload starts with a game opcode: an
-	// unfragmented 0x32 payload or fragment 0.
+	// unfragmented 0x32 payload, fragment 0, or a reassembled payload.
 	Opcode *game.Opcode
 	// Fields are the decoded payload fields (game opcode or control payload).
 	Fields game.Fields
@@ -80,6 +84,19 @@ type Message struct {
 	Malformed *game.MalformedError
 	// Decoded says Fields describe the payload (a decoder ran).
 	Decoded bool
+}
+
+// reset empties p for bytes, keeping the field list's capacity.
+func (p *Payload) reset(bytes []byte) {
+	p.Bytes, p.Opcode, p.Malformed, p.Decoded = bytes, nil, nil, false
+	p.Fields.Reset()
+}
+
+// Message is what the layers above the wire codec learned about one
+// transport message.
+type Message struct {
+	// Payload is the message's own payload (for a fragment: its slice).
+	Payload
 
 	// Track is the per-flow delivery state of the message.
 	Track transport.MsgInfo
@@ -91,12 +108,8 @@ type Message struct {
 
 // Reassembled is a fragmented message delivered whole.
 type Reassembled struct {
-	Payload   []byte
-	Frags     int
-	Opcode    *game.Opcode
-	Fields    game.Fields
-	Malformed *game.MalformedError
-	Decoded   bool
+	Frags int // fragments joined
+	Payload
 }
 
 func (d *Datagram) reset() {

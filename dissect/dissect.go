@@ -131,12 +131,11 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 		m.Track = d.info[i]
 		if p := m.Track.Reassembled; p != nil {
 			r := &m.reasm
-			r.Payload, r.Frags = p, m.Track.ReassembledFrags
-			r.Fields.Reset()
-			r.Opcode, r.Malformed, r.Decoded = nil, nil, false
+			r.Frags = m.Track.ReassembledFrags
+			r.Payload.reset(p)
 			if len(p) > 0 {
 				r.Opcode = game.Lookup(p[0])
-				decodePayload(dg, i, anomaly.NoOffset, p, &r.Fields, &r.Malformed, &r.Decoded)
+				decodePayload(dg, i, anomaly.NoOffset, &r.Payload)
 			}
 			m.Reassembled = r
 		}
@@ -163,8 +162,8 @@ func decodeMessages(dg *Datagram) {
 	for i := range dg.Transport.Messages {
 		tm := &dg.Transport.Messages[i]
 		m := &dg.Msgs[i]
-		m.Opcode, m.Malformed, m.Decoded, m.Reassembled = nil, nil, false, nil
-		m.Fields.Reset()
+		m.Payload.reset(tm.Payload)
+		m.Reassembled = nil
 		m.Track = transport.MsgInfo{}
 		switch {
 		case tm.Type == transport.TypeData:
@@ -175,7 +174,7 @@ func decodeMessages(dg *Datagram) {
 			if tm.Fragment {
 				continue // decoded once reassembled
 			}
-			decodePayload(dg, i, tm.PayloadOff, tm.Payload, &m.Fields, &m.Malformed, &m.Decoded)
+			decodePayload(dg, i, tm.PayloadOff, &m.Payload)
 		case tm.Type != transport.TypeACK:
 			decodeControl(dg.Transport.PeerID, tm, &m.Fields)
 			m.Decoded = len(m.Fields.List) > 0
@@ -183,11 +182,13 @@ func decodeMessages(dg *Datagram) {
 	}
 }
 
-// decodePayload runs the opcode decoder and turns a malformed payload into
-// an anomaly (the raw bytes stay visible in every reporter).
-func decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **game.MalformedError, decoded *bool) {
-	op, err := game.Decode(p, f)
-	*decoded = op != nil && op.Decode != nil
+// decodePayload runs the opcode decoder on p.Bytes, the payload of message
+// i at offset off in the datagram (NoOffset: reassembled), and turns a
+// malformed payload into an anomaly (the raw bytes stay visible in every
+// reporter).
+func decodePayload(dg *Datagram, i, off int, p *Payload) {
+	op, err := game.Decode(p.Bytes, &p.Fields)
+	p.Decoded = op != nil && op.Decode != nil
 	if err == nil {
 		return
 	}
@@ -195,7 +196,7 @@ func decodePayload(dg *Datagram, i, off int, p []byte, f *game.Fields, bad **gam
 	if !errors.As(err, &me) {
 		me = &game.MalformedError{Off: 0, Reason: err.Error()}
 	}
-	*bad = me
+	p.Malformed = me
 	name := "?"
 	if op != nil {
 		name = op.Name

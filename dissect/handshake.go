@@ -74,8 +74,8 @@ func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
 			if !tm.Fragment && !m.Track.Retransmit && len(tm.Payload) > 0 {
 				f = s.feed(d, f, key, dg, i, tm.Payload, tm.PayloadOff, fromHost)
 			}
-			if r := m.Reassembled; r != nil && len(r.Payload) > 0 {
-				f = s.feed(d, f, key, dg, i, r.Payload, anomaly.NoOffset, fromHost)
+			if r := m.Reassembled; r != nil && len(r.Bytes) > 0 {
+				f = s.feed(d, f, key, dg, i, r.Bytes, anomaly.NoOffset, fromHost)
 			}
 		}
 	}

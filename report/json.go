@@ -215,50 +215,43 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *
 	}
 	b = appendKey(b, &first, "payload_len")
 	b = strconv.AppendInt(b, int64(len(m.Payload)), 10)
-	if dm.Opcode != nil {
-		b = appendKey(b, &first, "opcode")
-		b = strconv.AppendUint(b, uint64(dm.Opcode.Code), 10)
-		b = appendKey(b, &first, "opcode_name")
-		b = appendStr(b, dm.Opcode.Name)
-	}
-	if dm.Decoded {
-		b = appendKey(b, &first, "fields")
-		b = append(b, '{')
-		b = appendFields(b, dm.Fields.List, fc)
-		b = append(b, '}')
-	}
-	if !dm.Decoded || dm.Malformed != nil {
-		b = appendKey(b, &first, "payload_hex")
-		b = appendHexBytes(b, m.Payload)
-	}
+	b = appendPayloadKeys(b, &first, &dm.Payload, fc)
 	b = appendTrackJSON(b, &first, dm)
 	if r := dm.Reassembled; r != nil {
 		b = appendKey(b, &first, "reassembled")
 		rf := true
 		b = append(b, '{')
 		b = appendKey(b, &rf, "len")
-		b = strconv.AppendInt(b, int64(len(r.Payload)), 10)
+		b = strconv.AppendInt(b, int64(len(r.Bytes)), 10)
 		b = appendKey(b, &rf, "frags")
 		b = strconv.AppendInt(b, int64(r.Frags), 10)
-		if r.Opcode != nil {
-			b = appendKey(b, &rf, "opcode")
-			b = strconv.AppendUint(b, uint64(r.Opcode.Code), 10)
-			b = appendKey(b, &rf, "opcode_name")
-			b = appendStr(b, r.Opcode.Name)
-		}
-		if r.Decoded {
-			b = appendKey(b, &rf, "fields")
-			b = append(b, '{')
-			b = appendFields(b, r.Fields.List, fc)
-			b = append(b, '}')
-		}
-		if !r.Decoded || r.Malformed != nil {
-			b = appendKey(b, &rf, "payload_hex")
-			b = appendHexBytes(b, r.Payload)
-		}
+		b = appendPayloadKeys(b, &rf, &r.Payload, fc)
 		b = append(b, '}')
 	}
 	return append(b, '}')
+}
+
+// appendPayloadKeys appends what was decoded of a payload (a message's own
+// or a reassembled one) inside an open object: the opcode, the fields, and
+// the raw bytes when they were not (fully) decoded.
+func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload, fc *floatCache) []byte {
+	if p.Opcode != nil {
+		b = appendKey(b, first, "opcode")
+		b = strconv.AppendUint(b, uint64(p.Opcode.Code), 10)
+		b = appendKey(b, first, "opcode_name")
+		b = appendStr(b, p.Opcode.Name)
+	}
+	if p.Decoded {
+		b = appendKey(b, first, "fields")
+		b = append(b, '{')
+		b = appendFields(b, p.Fields.List, fc)
+		b = append(b, '}')
+	}
+	if !p.Decoded || p.Malformed != nil {
+		b = appendKey(b, first, "payload_hex")
+		b = appendHexBytes(b, p.Bytes)
+	}
+	return b
 }
 
 func appendAnomalyJSON(b []byte, a *anomaly.Anomaly) []byte {

@@ -254,16 +254,16 @@ func TestStatsCountingRules(t *testing.T) {
 		op       uint8
 		c2s, s2c uint64
 	}{
-		{"first send", msgDatagram(dissect.S2C, []transport.Message{data}, []dissect.Message{{Opcode: chk}}), 0x20, 0, 1},
+		{"first send", msgDatagram(dissect.S2C, []transport.Message{data}, []dissect.Message{{Payload: dissect.Payload{Opcode: chk}}}), 0x20, 0, 1},
 		{"retransmitted copy", msgDatagram(dissect.S2C, []transport.Message{data},
-			[]dissect.Message{{Opcode: chk, Track: transport.MsgInfo{Retransmit: true, RetransmitCount: 1}}}), 0x20, 0, 0},
-		{"fragment 0 alone", msgDatagram(dissect.C2S, []transport.Message{frag0}, []dissect.Message{{Opcode: resp}}), 0x21, 0, 0},
+			[]dissect.Message{{Payload: dissect.Payload{Opcode: chk}, Track: transport.MsgInfo{Retransmit: true, RetransmitCount: 1}}}), 0x20, 0, 0},
+		{"fragment 0 alone", msgDatagram(dissect.C2S, []transport.Message{frag0}, []dissect.Message{{Payload: dissect.Payload{Opcode: resp}}}), 0x21, 0, 0},
 		{"completing fragment", msgDatagram(dissect.C2S, []transport.Message{frag1},
-			[]dissect.Message{{Reassembled: &dissect.Reassembled{Frags: 2, Opcode: resp}}}), 0x21, 1, 0},
+			[]dissect.Message{{Reassembled: &dissect.Reassembled{Frags: 2, Payload: dissect.Payload{Opcode: resp}}}}), 0x21, 1, 0},
 		{"completed by a resent copy", msgDatagram(dissect.C2S, []transport.Message{frag1},
-			[]dissect.Message{{Track: transport.MsgInfo{Retransmit: true}, Reassembled: &dissect.Reassembled{Frags: 2, Opcode: resp}}}), 0x21, 1, 0},
+			[]dissect.Message{{Track: transport.MsgInfo{Retransmit: true}, Reassembled: &dissect.Reassembled{Frags: 2, Payload: dissect.Payload{Opcode: resp}}}}), 0x21, 1, 0},
 		{"mod opcode", msgDatagram(dissect.C2S, []transport.Message{{Type: transport.TypeData, Payload: []byte{0x90}}},
-			[]dissect.Message{{Opcode: mod}}), 0x90, 1, 0},
+			[]dissect.Message{{Payload: dissect.Payload{Opcode: mod}}}), 0x90, 1, 0},
 		{"ack", msgDatagram(dissect.C2S, []transport.Message{ack}, []dissect.Message{{}}), 0x01, 0, 0},
 		{"messages without Msgs", msgDatagram(dissect.C2S, []transport.Message{data}, nil), 0x20, 0, 0},
 	}

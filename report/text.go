@@ -119,19 +119,19 @@ func appendMessageBrief(b []byte, dg *dissect.Datagram, i int) []byte {
 	}
 	if dm.Opcode != nil {
 		b = append(b, ' ')
-		b = appendOpcodeBrief(b, dm.Opcode, m.Payload, &dm.Fields, dm.Decoded, dm.Malformed, !m.Fragment)
+		b = appendOpcodeBrief(b, &dm.Payload, !m.Fragment)
 	} else if len(m.Payload) > 0 {
 		b = append(b, " raw="...)
 		b = appendHexPrefix(b, m.Payload, 16)
 	}
 	if r := dm.Reassembled; r != nil {
 		b = append(b, " => reassembled "...)
-		b = strconv.AppendInt(b, int64(len(r.Payload)), 10)
+		b = strconv.AppendInt(b, int64(len(r.Bytes)), 10)
 		b = append(b, " bytes from "...)
 		b = strconv.AppendInt(b, int64(r.Frags), 10)
 		b = append(b, " frags: "...)
 		if r.Opcode != nil {
-			b = appendOpcodeBrief(b, r.Opcode, r.Payload, &r.Fields, r.Decoded, r.Malformed, true)
+			b = appendOpcodeBrief(b, &r.Payload, true)
 		}
 	}
 	return b
@@ -139,7 +139,8 @@ func appendMessageBrief(b []byte, dg *dissect.Datagram, i int) []byte {
 
 // appendOpcodeBrief appends `Name summary`. whole says the payload is
 // complete (not only fragment 0's slice), so a summary is meaningful.
-func appendOpcodeBrief(b []byte, op *game.Opcode, p []byte, f *game.Fields, decoded bool, bad *game.MalformedError, whole bool) []byte {
+func appendOpcodeBrief(b []byte, pl *dissect.Payload, whole bool) []byte {
+	op, p, f, decoded, bad := pl.Opcode, pl.Bytes, &pl.Fields, pl.Decoded, pl.Malformed
 	b = append(b, op.Name...)
 	if !whole {
 		return b
