@@ -144,13 +144,13 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 	if ev := d.track.Events(); len(ev) > 0 {
 		d.hold(ev)
 	}
-	key := transport.FlowKey{Client: tp.Client, Server: tp.Server}
+	fl := d.track.Current()
 	for i := range dg.Anomalies {
 		if dg.Anomalies[i].Code == anomaly.PayloadMalformed {
-			d.track.CountAnomaly(key, anomaly.PayloadMalformed) // the flow's stats count every layer
+			fl.Count(anomaly.PayloadMalformed) // the flow's stats count every layer
 		}
 	}
-	d.analyzeHandshake(dg, key)
+	d.analyzeHandshake(dg, fl)
 }
 
 func decodeMessages(dg *Datagram) {

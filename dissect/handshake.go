@@ -1,7 +1,6 @@
 package dissect
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/bcdump/bcdump/checksum"
@@ -9,33 +8,27 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// maxHandshakeFlows bounds the flows whose checksum handshake is followed
-// (the tracker's default MaxFlows). When it is reached, the least recently
-// active quarter is forgotten; such a flow's next checksum message starts a
-// partial handshake, which raises no order findings until it has a position.
-const maxHandshakeFlows = 256
-
 // maxFindingsPerCode caps the anomalies one payload gets for a run of the
 // same finding code (a modded client's answer can hold hundreds of files
 // the manifest does not know); the rest are folded into one anomaly that
 // counts them. The flow statistics count every finding.
 const maxFindingsPerCode = 8
 
-// handshakes follows the checksum handshake of every flow (issue 4): the
-// per-flow checksum.Handshake analyzers and the manifest's name resolver.
-// The zero value is ready. Only Advance uses it, from one goroutine.
+// handshakes follows the checksum handshake of every flow. The per-flow
+// analyzer (hsFlow) is kept with the transport flow (transport.Flow.State),
+// so it is created and freed with the flow, under the tracker's limits; a
+// flow that ended and comes back starts a partial handshake, which raises
+// no order findings until it has a position. The zero value is ready.
+// Only Advance uses it, from one goroutine.
 type handshakes struct {
-	flows    map[transport.FlowKey]*hsFlow
 	resolver *checksum.Resolver // built on first use when a manifest is set
 	found    []checksum.Finding // scratch, reused
-	ages     []int              // scratch for eviction
 }
 
 // hsFlow is the handshake state of one flow.
 type hsFlow struct {
 	hs      checksum.Handshake
 	connect bool // a Connect (request or assignment) of this flow was seen
-	last    int  // frame of the last datagram that touched it
 }
 
 // analyzeHandshake feeds the delivered game payloads of dg to its flow's
@@ -43,15 +36,15 @@ type hsFlow struct {
 // the hashes of checksum responses from the manifest. Retransmitted copies
 // are skipped (the first send was fed); a fragmented message is fed once,
 // reassembled, on the datagram that completed it.
-func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
+func (d *Dissector) analyzeHandshake(dg *Datagram, fl transport.Flow) {
 	if d.manifest != nil {
 		d.resolveNames(dg)
 	}
 	if !handshakeRelevant(dg) {
-		return // most datagrams: no map lookup
+		return // most datagrams
 	}
 	s := &d.hs
-	f := s.flows[key]
+	f, _ := fl.State().(*hsFlow)
 	fromHost := dg.Dir == S2C
 	for i := range dg.Transport.Messages {
 		tm := &dg.Transport.Messages[i]
@@ -67,26 +60,23 @@ func (d *Dissector) analyzeHandshake(dg *Datagram, key transport.FlowKey) {
 		case tm.Type == transport.TypeConnect && !m.Track.Retransmit:
 			if f == nil || dg.Dir == C2S && dg.Transport.PeerID == 0xFF {
 				// A client's Connect request starts a new handshake.
-				f = s.flow(key, f)
+				f = newHsFlow(fl, f)
 			}
 			f.connect = true
 		case tm.Type == transport.TypeData:
 			if !tm.Fragment && !m.Track.Retransmit && len(tm.Payload) > 0 {
-				f = s.feed(d, f, key, dg, i, tm.Payload, tm.PayloadOff, fromHost)
+				f = s.feed(d, f, fl, dg, i, tm.Payload, tm.PayloadOff, fromHost)
 			}
 			if r := m.Reassembled; r != nil && len(r.Bytes) > 0 {
-				f = s.feed(d, f, key, dg, i, r.Bytes, anomaly.NoOffset, fromHost)
+				f = s.feed(d, f, fl, dg, i, r.Bytes, anomaly.NoOffset, fromHost)
 			}
 		}
-	}
-	if f != nil {
-		f.last = dg.Frame
 	}
 }
 
 // feed runs one payload through the flow's analyzer; off is the payload's
 // offset in the datagram, or NoOffset for a reassembled payload.
-func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Datagram, i int, p []byte, off int, fromHost bool) *hsFlow {
+func (s *handshakes) feed(d *Dissector, f *hsFlow, fl transport.Flow, dg *Datagram, i int, p []byte, off int, fromHost bool) *hsFlow {
 	if !checksumOpcode(p[0]) && !(fromHost && gameStartOpcode(p[0])) {
 		return f
 	}
@@ -96,14 +86,14 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Da
 			// message seen: a partial handshake flags nothing.
 			return nil
 		}
-		f = s.flow(key, nil)
+		f = newHsFlow(fl, nil)
 	}
 	f.hs.Manifest = d.manifest
 	f.hs.Partial = !f.connect
 	s.found = f.hs.Feed(s.found[:0], fromHost, p)
 	same, folded := 0, 0
 	for j, fd := range s.found {
-		d.track.CountAnomaly(key, fd.Code)
+		fl.Count(fd.Code)
 		if j > 0 && fd.Code == s.found[j-1].Code {
 			same++
 		} else {
@@ -136,39 +126,16 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, key transport.FlowKey, dg *Da
 	return f
 }
 
-// flow returns a fresh state for key (replacing old, if any), making room
-// under maxHandshakeFlows.
-func (s *handshakes) flow(key transport.FlowKey, old *hsFlow) *hsFlow {
+// newHsFlow returns a fresh handshake state for fl, reusing old (the
+// flow's previous one, if any), and keeps it with the flow.
+func newHsFlow(fl transport.Flow, old *hsFlow) *hsFlow {
 	if old != nil {
 		*old = hsFlow{}
 		return old
 	}
-	if s.flows == nil {
-		s.flows = make(map[transport.FlowKey]*hsFlow)
-	}
-	if len(s.flows) >= maxHandshakeFlows {
-		s.evict()
-	}
 	f := new(hsFlow)
-	s.flows[key] = f
+	fl.SetState(f)
 	return f
-}
-
-// evict forgets the least recently active quarter of the flows, so a
-// capture with many flows pays for one sort per maxHandshakeFlows/4 new
-// flows.
-func (s *handshakes) evict() {
-	s.ages = s.ages[:0]
-	for _, f := range s.flows {
-		s.ages = append(s.ages, f.last)
-	}
-	slices.Sort(s.ages)
-	cut := s.ages[len(s.ages)/4]
-	for k, f := range s.flows {
-		if f.last <= cut {
-			delete(s.flows, k)
-		}
-	}
 }
 
 // handshakeRelevant reports whether dg carries anything the analyzer

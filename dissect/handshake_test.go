@@ -521,26 +521,38 @@ func TestHandshakeFindings(t *testing.T) {
 func TestHandshakeUntouched(t *testing.T) {
 	s := newSynth(t, Options{})
 	s.send(false, hexBytes("2C 01 00 00 00 02 00 68 69"))
-	if len(s.d.hs.flows) != 0 {
-		t.Errorf("%d handshake flows after a chat, want 0", len(s.d.hs.flows))
+	if st := s.d.track.Current().State(); st != nil {
+		t.Errorf("handshake state %+v after a chat, want none", st)
 	}
 }
 
-// The per-flow map stays under maxHandshakeFlows however many clients
-// connect; the most recent flows keep their state.
+// Handshake state lives with the transport flow, so the tracker's flow
+// limit bounds it: however many clients connect, the most recent flows keep
+// their state and an evicted flow's state is gone with it.
 func TestHandshakeFlowBound(t *testing.T) {
 	s := newSynth(t, Options{})
-	for i := range 3 * maxHandshakeFlows {
-		s.client = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 4000)
+	clients := 3 * s.d.track.Config().MaxFlows
+	addr := func(i int) netip.AddrPort {
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 4000)
+	}
+	for i := range clients {
+		s.client = addr(i)
 		s.connect()
 		s.send(true, req(0))
-		if n := len(s.d.hs.flows); n > maxHandshakeFlows {
-			t.Fatalf("%d flows after %d clients, want at most %d", n, i+1, maxHandshakeFlows)
+		if _, ok := s.d.track.Current().State().(*hsFlow); !ok {
+			t.Fatalf("client %d: no handshake state on its flow", i)
 		}
 	}
 	// The newest client's round 0 is still outstanding: its answer matches.
 	if got := s.send(false, respBytes(0)); len(checksumAnoms([]seen{got})) != 0 {
 		t.Errorf("newest flow lost its state: %v", got.codes())
+	}
+	// The first client's flow was evicted long ago: it comes back as a new
+	// flow without handshake state.
+	s.client = addr(0)
+	s.send(false, hexBytes("2C 01 00 00 00 02 00 68 69"))
+	if st := s.d.track.Current().State(); st != nil {
+		t.Errorf("evicted flow kept its handshake state %+v", st)
 	}
 }
 
@@ -631,12 +643,9 @@ func FuzzHandshake(f *testing.F) {
 				size = 1 << 16
 			}
 			for _, a := range got.anoms {
-				if a.Msg < 0 || a.Msg > 1 || a.Offset != anomaly.NoOffset && (a.Offset < 0 || a.Offset > size) {
+				if a.Msg < anomaly.NoMsg || a.Msg > 0 || a.Offset != anomaly.NoOffset && (a.Offset < 0 || a.Offset > size) {
 					t.Fatalf("anomaly %+v outside its datagram (%d bytes)", a, size)
 				}
-			}
-			if len(s.d.hs.flows) > maxHandshakeFlows {
-				t.Fatalf("%d handshake flows", len(s.d.hs.flows))
 			}
 		}
 	})

@@ -168,7 +168,39 @@ type flow struct {
 	rbytes int
 
 	st flowCounters
+
+	// state is what a layer above keeps about this flow (Flow.State); it
+	// is dropped with the flow.
+	state any
 }
+
+// Flow is a handle on the flow of the datagram Track saw last, for the
+// layers above the transport: their per-flow state lives in the flow and
+// their anomalies count in its statistics, so one lifecycle (creation,
+// idle timeout, eviction at MaxFlows, Finish) and one set of limits govern
+// everything known about a flow. A Flow is valid until the next call of
+// Track, Advance or Finish.
+type Flow struct{ f *flow }
+
+// Current returns the flow of the last datagram tracked (the zero Flow
+// before the first, or after that flow ended).
+func (t *Tracker) Current() Flow { return Flow{t.last} }
+
+// Valid reports whether fl refers to a flow.
+func (fl Flow) Valid() bool { return fl.f != nil }
+
+// Key returns the flow's endpoints.
+func (fl Flow) Key() FlowKey { return fl.f.key }
+
+// State returns what SetState stored for this flow (nil for a new flow).
+func (fl Flow) State() any { return fl.f.state }
+
+// SetState keeps v with the flow until it ends.
+func (fl Flow) SetState(v any) { fl.f.state = v }
+
+// Count adds an anomaly a layer above found (a malformed payload, a
+// checksum finding) to the flow's per-code statistics.
+func (fl Flow) Count(code anomaly.Code) { fl.f.count(code) }
 
 // Track advances the tracker by one decoded datagram and fills info[i] for
 // each dg.Messages[i] (info must be at least that long; messages beyond it
@@ -248,14 +280,6 @@ func (t *Tracker) Finish() []Event {
 	ev := slices.Clone(t.events)
 	t.events = t.events[:0]
 	return ev
-}
-
-// CountAnomaly adds an anomaly the caller found (e.g. in the game layer) to
-// the flow's per-code counts. Unknown flows are ignored.
-func (t *Tracker) CountAnomaly(key FlowKey, code anomaly.Code) {
-	if f := t.flows[key]; f != nil {
-		f.count(code)
-	}
 }
 
 // Advance moves capture time to now without a packet, so timeouts (silent

@@ -45,7 +45,7 @@ type FlowStats struct {
 	RTTSampled bool
 
 	// Anomalies by code: the tracker's, the codec's (Datagram.Anomalies) and
-	// any the caller added with CountAnomaly.
+	// any a layer above added with Flow.Count.
 	Anomalies map[anomaly.Code]int
 
 	Finished bool // the flow ended (idle, evicted, or Finish)

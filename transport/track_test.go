@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -288,5 +289,47 @@ func TestTrackShortInfo(t *testing.T) {
 	tr.Track(Packet{Frame: 1, Time: trkEpoch, Client: trkClients[0], Server: trkServers[0]}, &dg, nil, nil)
 	if s := tr.Flows()[0]; s.Reliable[C2S] != 3 || s.Reassembled[C2S] != 1 {
 		t.Errorf("%+v", s)
+	}
+}
+
+// A layer's per-flow state (Flow.State) lives and dies with the flow: kept
+// across its datagrams, gone when the flow ends idle or is evicted, and
+// anomalies counted through the handle appear in the flow's statistics.
+func TestFlowState(t *testing.T) {
+	tr := NewTracker(Config{FlowIdle: 10e9, MaxFlows: 2})
+	cl := func(i int) netip.AddrPort {
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(2 + i)}), 50000)
+	}
+	srv := netip.MustParseAddrPort("10.0.0.1:22101")
+	var dg Datagram
+	info := make([]MsgInfo, 4)
+	track := func(frame int, sec float64, client int) Flow {
+		Decode(trkDG(2, trkUnrel("x")), &dg)
+		tr.Track(Packet{Frame: frame, Time: trkAt(sec), Client: cl(client), Server: srv, Dir: C2S, Size: 8}, &dg, info, nil)
+		return tr.Current()
+	}
+	if tr.Current().Valid() {
+		t.Fatal("a flow before the first datagram")
+	}
+	fl := track(1, 0, 0)
+	if !fl.Valid() || fl.Key().Client != cl(0) || fl.State() != nil {
+		t.Fatalf("new flow %+v", fl)
+	}
+	fl.SetState("handshake")
+	fl.Count(anomaly.PayloadMalformed)
+	if st := track(2, 1, 0).State(); st != "handshake" {
+		t.Errorf("state on the next datagram %v", st)
+	}
+	if st := track(3, 30, 0).State(); st != nil {
+		t.Errorf("state %v survived the idle timeout", st)
+	}
+	track(4, 31, 0).SetState("again")
+	track(5, 32, 1)
+	track(6, 33, 2) // evicts client 0 (MaxFlows 2)
+	if st := track(7, 34, 0).State(); st != nil {
+		t.Errorf("state %v survived eviction", st)
+	}
+	if n := tr.Flows()[0].Anomalies[anomaly.PayloadMalformed]; n != 1 {
+		t.Errorf("flow 1 counts %d payload-malformed, want 1", n)
 	}
 }
