@@ -17,6 +17,9 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../testdata"
+
 // seen is what a test keeps of one dissected datagram (the Datagram itself
 // is reused).
 type seen struct {
@@ -76,7 +79,7 @@ func dissectFile(t *testing.T, path string, opt Options) ([]seen, *Dissector) {
 
 func loadVanilla(t *testing.T) *checksum.Manifest {
 	t.Helper()
-	m, err := checksum.LoadFile(filepath.Join(sharedDir(t), "data", "vanilla-1.1.json"))
+	m, err := checksum.LoadFile(filepath.Join(testdata, "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func checksumAnoms(out []seen) []string {
 // excerpt lacks the fragmented round 2 answer, but frame 7 (trace #21) ACKs
 // its fragments: the capture missed it, so round 3 raises no order finding.
 func TestHandshakeStockExcerpts(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "stock-excerpts.pcap")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.pcap")
 	m := loadVanilla(t)
 	tests := []struct {
 		name      string
@@ -160,7 +163,7 @@ func TestHandshakeStockExcerpts(t *testing.T) {
 // reference hash is StringHash("scripts"), and it sends leaf-name dir
 // hashes (vanilla-1.1.json's "ships", "mainmenu") for rounds 2, 3, 0xFF.
 func TestHandshakeOpenBCSessions(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+	dir := filepath.Join(testdata, "captures")
 	for _, tt := range []struct {
 		name           string
 		joins          int
@@ -208,7 +211,7 @@ func TestHandshakeOpenBCSessions(t *testing.T) {
 // With the manifest its synthetic file hashes are unknown: eight are
 // listed and the rest folded into one anomaly.
 func TestHandshakeSample(t *testing.T) {
-	path := filepath.Join("..", "testdata", "sample.pcap")
+	path := filepath.Join(testdata, "sample.pcap")
 	out, _ := dissectFile(t, path, Options{})
 	if got := checksumAnoms(out); len(got) != 0 {
 		t.Errorf("sample: checksum anomalies %q, want none", got)

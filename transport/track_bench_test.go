@@ -92,7 +92,7 @@ func BenchmarkTrack(b *testing.B) {
 // and reports the cost per message. Each replay uses fresh client ports so
 // the flows are new; setup and Finish are outside the timer.
 func BenchmarkTrackSession3(b *testing.B) {
-	udps := trkReadPcap(b, filepath.Join(trkSharedDir(b), "captures", "openbc-session-3.pcap"))
+	udps := trkReadPcap(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	frames := trkFramesFrom(udps)
 	dgs := make([]Datagram, len(frames))
 	msgs, bytes := 0, 0

@@ -55,7 +55,7 @@ func mustHex(t testing.TB, s string) []byte {
 	return b
 }
 
-// Hand decodes of the 18 stock datagrams in ../shared/captures/stock-excerpts
+// Hand decodes of the 18 stock datagrams in testdata/captures/stock-excerpts
 // (protocol-facts 4 and 11; trace packet #21 holds three messages, not four).
 var stockHandDecodes = [][]string{
 	{"Connect rel seq=0 ord len=15"},
@@ -96,7 +96,7 @@ func readJSONL(t *testing.T, path string, each func(line []byte)) {
 }
 
 func TestDecodeStockExcerpts(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "stock-excerpts.source.jsonl")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl")
 	i := 0
 	var dg Datagram
 	readJSONL(t, path, func(line []byte) {
@@ -172,7 +172,7 @@ func hexNum(t *testing.T, s string) int {
 }
 
 func TestDecodeOpenBCTruth(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "openbc-session-2.truth.jsonl")
+	path := filepath.Join(testdata, "captures", "openbc-session-2.truth.jsonl")
 	var dg Datagram
 	games := 0
 	readJSONL(t, path, func(line []byte) {

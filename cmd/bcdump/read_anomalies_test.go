@@ -18,7 +18,7 @@ import (
 
 var updateAnomalies = flag.Bool("update-anomalies", false, "rewrite testdata/golden/anomalies.table (the README's anomaly examples)")
 
-const anomaliesGolden = "../../testdata/golden/anomalies.table"
+const anomaliesGolden = testdata + "/golden/anomalies.table"
 
 const anomaliesGoldenHeader = `# The README's anomaly examples: per code, the capture, the "bcdump read"
 # table line and the anomaly's message. Regenerate (with ../shared present):
@@ -30,8 +30,7 @@ const anomaliesGoldenHeader = `# The README's anomaly examples: per code, the ca
 type anomalyCase struct {
 	code   anomaly.Code
 	source string // golden heading: where the capture comes from
-	// capture returns the capture's path and extra read flags; it skips the
-	// test when a shared capture is absent.
+	// capture returns the capture's path and extra read flags.
 	capture func(t *testing.T) (path string, flags []string)
 	frame   int  // datagram carrying the anomaly, or the one an event is about
 	event   bool // reported at the end (summary), not on the datagram
@@ -81,21 +80,18 @@ func seed001Capture(v sessiongen.Seed001Acks) func(t *testing.T) (string, []stri
 	}
 }
 
-// sharedCase finds a capture in ../shared/captures (or the bundled sample);
-// withManifest adds --manifest with the shared vanilla-1.1.json.
-func sharedCase(name string, withManifest bool) func(t *testing.T) (string, []string) {
+// realCase finds a capture in testdata/captures (or the bundled sample);
+// withManifest adds --manifest with testdata/vanilla-1.1.json.
+func realCase(name string, withManifest bool) func(t *testing.T) (string, []string) {
 	return func(t *testing.T) (string, []string) {
-		var path string
+		path := filepath.Join(testdata, "captures", name)
 		if name == "sample.pcap" {
 			path = samplePcap
-		} else {
-			path = sharedCapture(t, name)
 		}
 		if !withManifest {
 			return path, nil
 		}
-		captures := filepath.Dir(sharedCapture(t, "stock-excerpts.pcap"))
-		return path, []string{"--manifest", filepath.Join(captures, "..", "data", "vanilla-1.1.json")}
+		return path, []string{"--manifest", filepath.Join(testdata, "vanilla-1.1.json")}
 	}
 }
 
@@ -110,35 +106,35 @@ func anomalyCases() []anomalyCase {
 		return anomalyCase{code: code, source: "generated: sessiongen.Seed001(" + v.String() + ")",
 			capture: seed001Capture(v), frame: seed001Frame, event: true, generated: true, also: []anomaly.Code{anomaly.Retransmit}}
 	}
-	shared := func(code anomaly.Code, name string, frame int, manifest ...bool) anomalyCase {
+	captured := func(code anomaly.Code, name string, frame int, manifest ...bool) anomalyCase {
 		src := "real: " + name
 		withManifest := len(manifest) > 0 && manifest[0]
 		if withManifest {
 			src += " --manifest vanilla-1.1.json"
 		}
 		return anomalyCase{code: code, source: fmt.Sprintf("%s frame %d", src, frame),
-			capture: sharedCase(name, withManifest), frame: frame}
+			capture: realCase(name, withManifest), frame: frame}
 	}
 	af := sessiongen.AnomalyFrame
 	// The stock disconnect datagram's stale ACKs (protocol-facts 5.3).
-	ack := shared(anomaly.AckUnknown, "stock-excerpts.pcap", 17)
+	ack := captured(anomaly.AckUnknown, "stock-excerpts.pcap", 17)
 	ack.onFrame = 2
 	// The sample's synthetic round 2 hashes: eight listed, one counting
 	// the rest.
-	unknown := shared(anomaly.ChecksumFileUnknown, "sample.pcap", 14, true)
+	unknown := captured(anomaly.ChecksumFileUnknown, "sample.pcap", 14, true)
 	unknown.onFrame = 9
 	return []anomalyCase{
 		gen(anomaly.ShortDatagram, af, false),
 		gen(anomaly.BadLength, af, false),
-		shared(anomaly.LengthOverrun, "openbc-session-2.pcap", 60),
-		shared(anomaly.UnknownTransportType, "openbc-session-2.pcap", 30),
+		captured(anomaly.LengthOverrun, "openbc-session-2.pcap", 60),
+		captured(anomaly.UnknownTransportType, "openbc-session-2.pcap", 30),
 		gen(anomaly.MsgCountMismatch, af, false),
 		gen(anomaly.TrailingBytes, af, false),
-		shared(anomaly.PayloadMalformed, "openbc-session-3.pcap", 2121),
-		shared(anomaly.Retransmit, "openbc-session-3.pcap", 2121),
+		captured(anomaly.PayloadMalformed, "openbc-session-3.pcap", 2121),
+		captured(anomaly.Retransmit, "openbc-session-3.pcap", 2121),
 		gen(anomaly.RetransmitDiffers, af+1, false, anomaly.Retransmit),
-		shared(anomaly.SeqReuse, "stock-excerpts.pcap", 13),
-		shared(anomaly.SeqReuse, "openbc-session-2.pcap", 154),
+		captured(anomaly.SeqReuse, "stock-excerpts.pcap", 13),
+		captured(anomaly.SeqReuse, "openbc-session-2.pcap", 154),
 		ack,
 		seed(anomaly.UnackedFragmentRetransmit, sessiongen.Seed001FragmentAcks),
 		seed(anomaly.RetransmitUnacked, sessiongen.Seed001AcksLost),
@@ -147,16 +143,16 @@ func anomalyCases() []anomalyCase {
 		gen(anomaly.ReassemblyOverflow, af+8, false),
 		gen(anomaly.FragmentBadTotal, af, false),
 		gen(anomaly.FragmentUnreliable, af, false),
-		shared(anomaly.PeerIDMismatch, "openbc-session-2.pcap", 62),
+		captured(anomaly.PeerIDMismatch, "openbc-session-2.pcap", 62),
 		gen(anomaly.PeerTimeout, af-1, true),
 		gen(anomaly.TrackingLimit, af, true),
 		gen(anomaly.ChecksumRoundOrder, af, false),
 		gen(anomaly.ChecksumBitBytePlain, af+1, false),
 		gen(anomaly.ChecksumMissingComplete, af+1, false),
-		shared(anomaly.ChecksumVersion, "openbc-session-2.pcap", 8),
-		shared(anomaly.ChecksumDirHash, "openbc-session-2.pcap", 14),
+		captured(anomaly.ChecksumVersion, "openbc-session-2.pcap", 8),
+		captured(anomaly.ChecksumDirHash, "openbc-session-2.pcap", 14),
 		gen(anomaly.ChecksumTreeMalformed, af, false, anomaly.PayloadMalformed),
-		shared(anomaly.ChecksumFileMismatch, "stock-excerpts.pcap", 3, true),
+		captured(anomaly.ChecksumFileMismatch, "stock-excerpts.pcap", 3, true),
 		unknown,
 	}
 }
@@ -296,7 +292,7 @@ func TestReadAnomalies(t *testing.T) {
 	}
 	if *updateAnomalies {
 		if !complete {
-			t.Fatal("not rewriting the golden file: some cases failed or were skipped (shared captures absent?)")
+			t.Fatal("not rewriting the golden file: some cases failed or were skipped")
 		}
 		if err := os.WriteFile(anomaliesGolden, out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ type anomalyScript struct {
 	script func(s *Session)
 }
 
-// anomalyScripts lists, per anomaly code that no shared capture shows, the
+// anomalyScripts lists, per anomaly code that no real capture shows, the
 // README's example for it, in the README's order.
 var anomalyScripts = append(transportScripts, checksumScripts...)
 
@@ -59,7 +59,7 @@ var transportScripts = []anomalyScript{
 	{anomaly.TrackingLimit, trackingLimit},
 }
 
-// AnomalyCodes lists the anomaly codes Anomaly reproduces: those no shared
+// AnomalyCodes lists the anomaly codes Anomaly reproduces: those no real
 // capture shows.
 func AnomalyCodes() []anomaly.Code {
 	codes := make([]anomaly.Code, len(anomalyScripts))

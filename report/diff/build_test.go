@@ -2,8 +2,6 @@ package diff
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -17,33 +15,8 @@ import (
 	"github.com/bcdump/bcdump/report"
 )
 
-// sharedDir finds ../shared beside the repository root. Tests that need it
-// skip on a fresh clone and fail when BCDUMP_REQUIRE_SHARED=1 (CI).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("reference material %s is required (BCDUMP_REQUIRE_SHARED=1): %v", shared, err)
-		}
-		t.Skipf("reference material %s absent: %v", shared, err)
-	}
-	return shared
-}
+// captures holds the module's real captures, relative to this package.
+const captures = "../../testdata/captures"
 
 // frameOf is one datagram of a session placed in a capture.
 type frameOf struct {

@@ -290,11 +290,11 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-// rewriteShared copies a shared capture through fn, which may change a
+// rewriteReal copies a real capture through fn, which may change a
 // frame in place or drop it; it returns the original and the copy.
-func rewriteShared(t *testing.T, name string, fn func(p *capture.Packet) (keep bool)) (orig, out []byte) {
+func rewriteReal(t *testing.T, name string, fn func(p *capture.Packet) (keep bool)) (orig, out []byte) {
 	t.Helper()
-	path := filepath.Join(sharedDir(t), "captures", name)
+	path := filepath.Join(captures, name)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func rewriteShared(t *testing.T, name string, fn func(p *capture.Packet) (keep b
 // mutateStateUpdate flips a bit of the speed of the StateUpdate in frame 112
 // of openbc-session-3 (deciphered, changed, enciphered again).
 func mutateStateUpdate(t *testing.T) (orig, out []byte) {
-	return rewriteShared(t, "openbc-session-3.pcap", func(p *capture.Packet) bool {
+	return rewriteReal(t, "openbc-session-3.pcap", func(p *capture.Packet) bool {
 		if p.Frame == 112 {
 			pl := p.Payload
 			cipher.Decrypt(pl)
@@ -355,7 +355,7 @@ func TestRealCaptureVariants(t *testing.T) {
 
 	// Dropping a retransmitted copy (frame 2121, s2c seq 89 resent) is no
 	// difference, unless retransmissions count.
-	_, fewer := rewriteShared(t, "openbc-session-3.pcap", func(p *capture.Packet) bool { return p.Frame != 2121 })
+	_, fewer := rewriteReal(t, "openbc-session-3.pcap", func(p *capture.Packet) bool { return p.Frame != 2121 })
 	oc, nc := load(t, "old", orig), load(t, "new", fewer)
 	if res := Compare(oc, nc, Options{}); !res.Equal() {
 		var buf bytes.Buffer
@@ -369,9 +369,9 @@ func TestRealCaptureVariants(t *testing.T) {
 		t.Fatalf("--retransmits misses the dropped resend:\n%s", buf.String())
 	}
 
-	// Every shared capture equals itself, its pcapng copy and its trace.
+	// Every real capture equals itself, its pcapng copy and its trace.
 	for _, name := range []string{"stock-excerpts.pcap", "openbc-session-2.pcap", "openbc-session-3.pcap"} {
-		orig, copied := rewriteShared(t, name, func(*capture.Packet) bool { return true })
+		orig, copied := rewriteReal(t, name, func(*capture.Packet) bool { return true })
 		png := toPcapng(t, orig)
 		for _, other := range [][]byte{orig, copied, png, traceOf(t, orig)} {
 			res := Compare(load(t, "old", orig), load(t, "new", other), Options{Retransmits: true, Addresses: true, Timing: true})
