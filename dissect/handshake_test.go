@@ -13,8 +13,8 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // testdata is the module's testdata directory, relative to this package.
@@ -275,9 +275,9 @@ func (s *synth) send(fromHost bool, payloads ...[]byte) seen {
 	if fromHost {
 		peer, dir = 1, 1
 	}
-	dg := transport.AppendHeader(nil, peer, uint8(len(payloads)))
+	dg := transporttest.AppendHeader(nil, peer, uint8(len(payloads)))
 	for _, p := range payloads {
-		dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: s.seq[dir]}, p)
+		dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: s.seq[dir]}, p)
 		s.seq[dir]++
 	}
 	return s.datagram(fromHost, dg)
@@ -285,8 +285,8 @@ func (s *synth) send(fromHost bool, payloads ...[]byte) seen {
 
 // resend repeats the host's message with seq (a retransmission).
 func (s *synth) resend(seq uint16, p []byte) seen {
-	dg := transport.AppendHeader(nil, 1, 1)
-	dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: seq}, p)
+	dg := transporttest.AppendHeader(nil, 1, 1)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: seq}, p)
 	return s.datagram(true, dg)
 }
 
@@ -299,8 +299,8 @@ func (s *synth) sendFragments(p []byte, n int) seen {
 	s.seq[0]++
 	for i := 0; i < n; i++ {
 		part := p[min(i*size, len(p)):min((i+1)*size, len(p))]
-		dg := transport.AppendHeader(nil, 2, 1)
-		dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: uint8(i), FragTotal: uint8(n)}, part)
+		dg := transporttest.AppendHeader(nil, 2, 1)
+		dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: uint8(i), FragTotal: uint8(n)}, part)
 		last = s.datagram(false, dg)
 	}
 	return last
@@ -583,8 +583,8 @@ func TestResolveNamesNeedsManifest(t *testing.T) {
 // traffic (most of a session: StateUpdates).
 func BenchmarkAdvanceStateUpdate(b *testing.B) {
 	d := New(Options{})
-	dg := transport.AppendHeader(nil, 2, 1)
-	dg = transport.AppendData(dg, transport.DataHeader{}, hexBytes("1C 00 00 00 40 00 00 00 00 00"))
+	dg := transporttest.AppendHeader(nil, 2, 1)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{}, hexBytes("1C 00 00 00 40 00 00 00 00 00"))
 	cipher.Encrypt(dg)
 	p := capture.Packet{Frame: 1, Time: time.Unix(0, 0), Src: netip.MustParseAddrPort("10.0.0.2:4000"), Dst: hostAddr, Payload: dg}
 	var out Datagram

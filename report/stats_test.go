@@ -13,8 +13,8 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/dissect/sessiongen"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -82,7 +82,7 @@ func TestStatsGoldenSeed001(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sessiongen.Seed001(sessiongen.Seed001FragmentAcks).WritePcap(f); err != nil {
+	if err := dissecttest.Seed001(dissecttest.Seed001FragmentAcks).WritePcap(f); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcdump/bcdump/dissect/sessiongen"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -43,18 +43,18 @@ type anomalyCase struct {
 
 func (c *anomalyCase) key() string { return c.code.String() + " " + c.source }
 
-// generatedCapture writes sessiongen.Anomaly(code) to a temporary pcap.
+// generatedCapture writes dissecttest.Anomaly(code) to a temporary pcap.
 func generatedCapture(code anomaly.Code) func(t *testing.T) (string, []string) {
 	return func(t *testing.T) (string, []string) {
-		s, ok := sessiongen.Anomaly(code)
+		s, ok := dissecttest.Anomaly(code)
 		if !ok {
-			t.Fatalf("sessiongen has no scenario for %s", code)
+			t.Fatalf("dissecttest has no scenario for %s", code)
 		}
 		return writeSession(t, s, code.String()), nil
 	}
 }
 
-func writeSession(t *testing.T, s *sessiongen.Session, name string) string {
+func writeSession(t *testing.T, s *dissecttest.Session, name string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := s.WritePcap(&buf); err != nil {
@@ -70,7 +70,7 @@ func writeSession(t *testing.T, s *sessiongen.Session, name string) string {
 // seed001Frame is the frame of the first send of seed 001's stuck message.
 const seed001Frame = 10
 
-func seed001Capture(v sessiongen.Seed001Acks) func(t *testing.T) (string, []string) {
+func seed001Capture(v dissecttest.Seed001Acks) func(t *testing.T) (string, []string) {
 	return func(t *testing.T) (string, []string) {
 		path, first, _ := writeSeed001(t, v)
 		if first != seed001Frame {
@@ -98,11 +98,14 @@ func realCase(name string, withManifest bool) func(t *testing.T) (string, []stri
 // anomalyCases is every anomaly code with the capture the README quotes
 // for it, in README order.
 func anomalyCases() []anomalyCase {
+	// The golden file (and the README block it is pasted into) still names
+	// the generator by its old package name, sessiongen; the labels keep it
+	// so the file stays byte for byte what it was.
 	gen := func(code anomaly.Code, frame int, event bool, also ...anomaly.Code) anomalyCase {
 		return anomalyCase{code: code, source: fmt.Sprintf("generated: sessiongen.Anomaly(%q)", code),
 			capture: generatedCapture(code), frame: frame, event: event, generated: true, also: also}
 	}
-	seed := func(code anomaly.Code, v sessiongen.Seed001Acks) anomalyCase {
+	seed := func(code anomaly.Code, v dissecttest.Seed001Acks) anomalyCase {
 		return anomalyCase{code: code, source: "generated: sessiongen.Seed001(" + v.String() + ")",
 			capture: seed001Capture(v), frame: seed001Frame, event: true, generated: true, also: []anomaly.Code{anomaly.Retransmit}}
 	}
@@ -115,7 +118,7 @@ func anomalyCases() []anomalyCase {
 		return anomalyCase{code: code, source: fmt.Sprintf("%s frame %d", src, frame),
 			capture: realCase(name, withManifest), frame: frame}
 	}
-	af := sessiongen.AnomalyFrame
+	af := dissecttest.AnomalyFrame
 	// The stock disconnect datagram's stale ACKs (protocol-facts 5.3).
 	ack := captured(anomaly.AckUnknown, "stock-excerpts.pcap", 17)
 	ack.onFrame = 2
@@ -136,9 +139,9 @@ func anomalyCases() []anomalyCase {
 		captured(anomaly.SeqReuse, "stock-excerpts.pcap", 13),
 		captured(anomaly.SeqReuse, "openbc-session-2.pcap", 154),
 		ack,
-		seed(anomaly.UnackedFragmentRetransmit, sessiongen.Seed001FragmentAcks),
-		seed(anomaly.RetransmitUnacked, sessiongen.Seed001AcksLost),
-		seed(anomaly.AckMismatch, sessiongen.Seed001AcksWithoutFragFlag),
+		seed(anomaly.UnackedFragmentRetransmit, dissecttest.Seed001FragmentAcks),
+		seed(anomaly.RetransmitUnacked, dissecttest.Seed001AcksLost),
+		seed(anomaly.AckMismatch, dissecttest.Seed001AcksWithoutFragFlag),
 		gen(anomaly.FragmentIncomplete, af, true),
 		gen(anomaly.ReassemblyOverflow, af+8, false),
 		gen(anomaly.FragmentBadTotal, af, false),
@@ -325,7 +328,7 @@ func readAnomalyGolden(t *testing.T) map[string]string {
 }
 
 // Every code of the registry has a case, and so has every scenario of
-// sessiongen: the registry is the list of what bcdump can raise, and each
+// dissecttest: the registry is the list of what bcdump can raise, and each
 // entry is shown raised on a capture.
 func TestReadAnomaliesCoverCodes(t *testing.T) {
 	cased := map[anomaly.Code]bool{}
@@ -337,9 +340,9 @@ func TestReadAnomaliesCoverCodes(t *testing.T) {
 			t.Errorf("%s: no capture in anomalyCases raises it", in.Name)
 		}
 	}
-	for _, code := range sessiongen.AnomalyCodes() {
+	for _, code := range dissecttest.AnomalyCodes() {
 		if !cased[code] {
-			t.Errorf("sessiongen scenario %s has no case", code)
+			t.Errorf("dissecttest scenario %s has no case", code)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package sessiongen
+package dissecttest
 
 import (
 	"bytes"
@@ -29,10 +29,10 @@ func TestSampleCapture(t *testing.T) {
 	}
 	got, err := os.ReadFile(samplePath)
 	if err != nil {
-		t.Fatalf("%v (run go generate ./dissect/sessiongen)", err)
+		t.Fatalf("%v (run go generate ./dissect/dissecttest)", err)
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("%s differs from the generator's output; run go generate ./dissect/sessiongen", samplePath)
+		t.Fatalf("%s differs from the generator's output; run go generate ./dissect/dissecttest", samplePath)
 	}
 }
 
