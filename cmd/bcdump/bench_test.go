@@ -12,7 +12,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/capture/replicate"
+	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
 	"github.com/bcdump/bcdump/report"
 )
 

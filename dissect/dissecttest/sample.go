@@ -9,6 +9,8 @@ import (
 	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
+//go:generate go run ./cmd/gensample -o ../../testdata/sample.pcap
+
 // SampleStart is the fixed start time of the sample, so the capture is
 // byte-for-byte reproducible.
 var SampleStart = time.Date(2026, 1, 2, 20, 0, 0, 0, time.UTC)
