@@ -218,7 +218,7 @@ func TestHandshakeStockTraceWithRound2(t *testing.T) {
 // its client sends the wrong round 0 reference hash and leaf/zero dir
 // hashes, which stock does not.
 func TestHandshakeOpenBC(t *testing.T) {
-	f, err := os.Open(filepath.Join(sharedRoot(t), "captures", "openbc-session-2.truth.jsonl"))
+	f, err := os.Open(filepath.Join(testdata, "captures", "openbc-session-2.truth.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,10 @@ import (
 	"testing"
 )
 
-// hashReadJSONL decodes every non-empty line of a shared test-vector file.
+// hashReadJSONL decodes every non-empty line of a test-vector file.
 func hashReadJSONL[T any](t *testing.T, name string) []T {
 	t.Helper()
-	p := filepath.Join(sharedRoot(t), "testvectors", name)
+	p := filepath.Join(testdata, "vectors", name)
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestManifestNameHashes(t *testing.T) {
 			Subdirs []subdir `json:"subdirs"`
 		} `json:"directories"`
 	}
-	raw, err := os.ReadFile(filepath.Join(sharedRoot(t), "data", "vanilla-1.1.json"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestTablesMatchSpec(t *testing.T) {
 			}
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(sharedRoot(t), "spec", "hash-tables.txt"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "vectors", "hash-tables.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,8 +216,8 @@ func TestTablesMatchSpec(t *testing.T) {
 	}
 }
 
-// hashFileVectors are short rows of testvectors/filehash.jsonl, kept here so the
-// sign extension and the skipped word 1 are tested without ../shared.
+// hashFileVectors are short rows of testdata/vectors/filehash.jsonl, kept inline so the
+// sign extension and the skipped word 1 read next to the code.
 var hashFileVectors = []struct {
 	hex  string
 	want uint32

@@ -15,7 +15,7 @@ import (
 
 func vanillaBytes(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedRoot(t), "data", "vanilla-1.1.json"))
+	b, err := os.ReadFile(filepath.Join(testdata, "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,12 +304,7 @@ func FuzzLoadManifest(f *testing.F) {
 	f.Add([]byte(`{"meta":{"name":"n"},"version_string":"60","version_string_hash":"0x7E0CE243","directories":[{"index":0,"path":"scripts","filter":"App.pyc","recursive":false,"dir_name_hash":"0x4DAFCB2F","files":[{"filename":"App.pyc","name_hash":"0x373EB677","content_hash":"0xF8A0A740"}],"subdirs":[]}]}`))
 	f.Add([]byte(deepManifest(3)))
 	f.Add([]byte(`{"directories":[{"index":255,"files":null,"subdirs":[{"name":"a","name_hash":1}]}]}`))
-	for _, dir := range []string{"../../shared", "../shared"} {
-		if b, err := os.ReadFile(filepath.Join(dir, "data", "vanilla-1.1.json")); err == nil {
-			f.Add(b)
-			break
-		}
-	}
+	f.Add(vanillaBytes(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Load(bytes.NewReader(b))
 		if err != nil {

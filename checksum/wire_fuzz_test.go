@@ -2,54 +2,14 @@ package checksum
 
 import (
 	"bytes"
-	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
-
-// optionalStock returns the stock payloads with the given opcode when the
-// shared tree is present, for seeding fuzz corpora (never skips).
-func optionalStock(op byte) [][]byte {
-	for _, dir := range []string{"../../shared", "../shared"} {
-		b, err := os.ReadFile(filepath.Join(dir, "captures", "stock-excerpts.source.jsonl"))
-		if err != nil {
-			continue
-		}
-		var out [][]byte
-		for _, line := range bytes.Split(b, []byte("\n")) {
-			var row struct {
-				PlainHex string `json:"plain_hex"`
-			}
-			if json.Unmarshal(line, &row) != nil {
-				continue
-			}
-			d, err := hex.DecodeString(row.PlainHex)
-			if err != nil {
-				continue
-			}
-			// Unfragmented 0x32 payloads appear right after the 5-byte
-			// reliable header; a byte search is enough for seeding.
-			for i := 0; i+6 < len(d); i++ {
-				if d[i] == 0x32 && d[i+2]&0xE0 == 0x80 && d[i+5] == op {
-					n := int(d[i+1]) | int(d[i+2]&0x1F)<<8
-					if i+n <= len(d) && n > 5 {
-						out = append(out, d[i+5:i+n])
-					}
-				}
-			}
-		}
-		return out
-	}
-	return nil
-}
 
 func FuzzParseRequest(f *testing.F) {
 	f.Add(hexNoSpace(f, specReq0))
 	f.Add(hexNoSpace(f, "20FF 0100 53 0500 2A2E707963 01"))
 	f.Add(hexNoSpace(f, "2002 0D00 736372697074732F7368697073 0500 2A2E707963 21"))
-	for _, p := range optionalStock(OpRequest) {
+	for _, p := range stockPayloads(f, OpRequest) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
@@ -68,7 +28,7 @@ func FuzzParseResponse(f *testing.F) {
 	f.Add(hexNoSpace(f, specResp0))
 	f.Add(hexNoSpace(f, "2102 C417D1C0 0000 01 01020304 000000"))
 	f.Add(AppendResponse(nil, &Response{Round: 2, Root: nested(3)}))
-	for _, p := range optionalStock(OpResponse) {
+	for _, p := range stockPayloads(f, OpResponse) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
@@ -92,24 +52,15 @@ func FuzzParseResponse(f *testing.F) {
 	})
 }
 
+// benchPayload is the longest stock checksum response.
 func benchPayload(b *testing.B) []byte {
-	if ps := optionalStock(OpResponse); len(ps) > 0 {
-		best := ps[0]
-		for _, p := range ps {
-			if len(p) > len(best) {
-				best = p
-			}
+	var best []byte
+	for _, p := range stockPayloads(b, OpResponse) {
+		if len(p) > len(best) {
+			best = p
 		}
-		return best
 	}
-	// Without the shared tree: a synthetic tree shaped like round 0xFF.
-	root := &Dir{Files: make([]File, 9)}
-	ep := &Dir{NameHash: 1, Files: make([]File, 2)}
-	for i := 0; i < 4; i++ {
-		ep.Subdirs = append(ep.Subdirs, &Dir{NameHash: uint32(i + 2), Files: make([]File, 4)})
-	}
-	root.Subdirs = []*Dir{ep}
-	return AppendResponse(nil, &Response{Round: 0xFF, DirHash: 0x8794D13F, Root: root})
+	return best
 }
 
 func BenchmarkParseResponse(b *testing.B) {

@@ -9,13 +9,16 @@ import (
 	"testing"
 )
 
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../testdata"
+
 // udpPayloads returns the UDP payloads of a classic little-endian pcap file
-// with Ethernet framing and IPv4, which is how all shared captures are
+// with Ethernet framing and IPv4, which is how all captures in testdata are
 // written. Just enough of a reader for these tests; frames it cannot read
 // are a test failure.
 func udpPayloads(t testing.TB, name string) [][]byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(sharedDir(t), "captures", name))
+	raw, err := os.ReadFile(filepath.Join(testdata, "captures", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func udpPayloads(t testing.TB, name string) [][]byte {
 // the stock server and client) as written to stock-excerpts.pcap.
 func TestStockExcerpts(t *testing.T) {
 	frames := udpPayloads(t, "stock-excerpts.pcap")
-	raw, err := os.ReadFile(filepath.Join(sharedDir(t), "captures", "stock-excerpts.source.jsonl"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +90,7 @@ func TestStockExcerpts(t *testing.T) {
 // capture and compares it with the independently produced truth file.
 func TestSessionTruth(t *testing.T) {
 	frames := udpPayloads(t, "openbc-session-2.pcap")
-	raw, err := os.ReadFile(filepath.Join(sharedDir(t), "captures", "openbc-session-2.truth.jsonl"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "openbc-session-2.truth.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

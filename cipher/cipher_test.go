@@ -114,7 +114,7 @@ type cipherRow struct {
 }
 
 func loadCipherRows(t testing.TB) []cipherRow {
-	path := filepath.Join(sharedDir(t), "testvectors", "cipher.jsonl")
+	path := filepath.Join(testdata, "vectors", "cipher.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -142,9 +142,9 @@ func loadCipherRows(t testing.TB) []cipherRow {
 	return rows
 }
 
-// TestSharedVectors checks every row of testvectors/cipher.jsonl (OpenBC
+// TestVectors checks every row of testdata/vectors/cipher.jsonl (OpenBC
 // output, including the stock checksum-trace packets) in both directions.
-func TestSharedVectors(t *testing.T) {
+func TestVectors(t *testing.T) {
 	for i, r := range loadCipherRows(t) {
 		t.Run(r.Note, func(t *testing.T) {
 			plain, ciphertext := unhex(t, r.Plain), unhex(t, r.Cipher)

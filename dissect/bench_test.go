@@ -29,7 +29,7 @@ func benchCopies() int {
 // session3Packets returns the matched packets of session 3 with copied
 // payloads.
 func session3Packets(b testing.TB) []capture.Packet {
-	r, err := capture.Open(filepath.Join(dissect.SharedDir(b), "captures", "openbc-session-3.pcap"), capture.Options{})
+	r, err := capture.Open(filepath.Join(testdata, "captures", "openbc-session-3.pcap"), capture.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func BenchmarkAdvance(b *testing.B) {
 }
 
 func benchRun(b *testing.B, run func(d *dissect.Dissector, r *capture.Reader) error) {
-	path := replicated(b, filepath.Join(dissect.SharedDir(b), "captures", "openbc-session-3.pcap"), benchCopies())
+	path := replicated(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), benchCopies())
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)

@@ -56,7 +56,7 @@ func FuzzDissect(f *testing.F) {
 		f.Add(fuzzEncode(b, b))
 	}
 	f.Add(fuzzEncode([]byte(`\status\`), []byte(`\gamename\bcommander\hostname\x\final\`)))
-	if raw, err := os.ReadFile(filepath.Join("..", "testdata", "sample.pcap")); err == nil {
+	if raw, err := os.ReadFile(filepath.Join(testdata, "sample.pcap")); err == nil {
 		if r, err := capture.NewReader(bytes.NewReader(raw), "sample", capture.Options{}); err == nil {
 			var dgs [][]byte
 			var p capture.Packet

@@ -13,9 +13,12 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
+
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../testdata"
 
 // seen is what a test keeps of one dissected datagram (the Datagram itself
 // is reused).
@@ -76,7 +79,7 @@ func dissectFile(t *testing.T, path string, opt Options) ([]seen, *Dissector) {
 
 func loadVanilla(t *testing.T) *checksum.Manifest {
 	t.Helper()
-	m, err := checksum.LoadFile(filepath.Join(sharedDir(t), "data", "vanilla-1.1.json"))
+	m, err := checksum.LoadFile(filepath.Join(testdata, "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func checksumAnoms(out []seen) []string {
 // excerpt lacks the fragmented round 2 answer, but frame 7 (trace #21) ACKs
 // its fragments: the capture missed it, so round 3 raises no order finding.
 func TestHandshakeStockExcerpts(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "stock-excerpts.pcap")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.pcap")
 	m := loadVanilla(t)
 	tests := []struct {
 		name      string
@@ -160,7 +163,7 @@ func TestHandshakeStockExcerpts(t *testing.T) {
 // reference hash is StringHash("scripts"), and it sends leaf-name dir
 // hashes (vanilla-1.1.json's "ships", "mainmenu") for rounds 2, 3, 0xFF.
 func TestHandshakeOpenBCSessions(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+	dir := filepath.Join(testdata, "captures")
 	for _, tt := range []struct {
 		name           string
 		joins          int
@@ -208,7 +211,7 @@ func TestHandshakeOpenBCSessions(t *testing.T) {
 // With the manifest its synthetic file hashes are unknown: eight are
 // listed and the rest folded into one anomaly.
 func TestHandshakeSample(t *testing.T) {
-	path := filepath.Join("..", "testdata", "sample.pcap")
+	path := filepath.Join(testdata, "sample.pcap")
 	out, _ := dissectFile(t, path, Options{})
 	if got := checksumAnoms(out); len(got) != 0 {
 		t.Errorf("sample: checksum anomalies %q, want none", got)
@@ -272,9 +275,9 @@ func (s *synth) send(fromHost bool, payloads ...[]byte) seen {
 	if fromHost {
 		peer, dir = 1, 1
 	}
-	dg := transport.AppendHeader(nil, peer, uint8(len(payloads)))
+	dg := transporttest.AppendHeader(nil, peer, uint8(len(payloads)))
 	for _, p := range payloads {
-		dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: s.seq[dir]}, p)
+		dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: s.seq[dir]}, p)
 		s.seq[dir]++
 	}
 	return s.datagram(fromHost, dg)
@@ -282,8 +285,8 @@ func (s *synth) send(fromHost bool, payloads ...[]byte) seen {
 
 // resend repeats the host's message with seq (a retransmission).
 func (s *synth) resend(seq uint16, p []byte) seen {
-	dg := transport.AppendHeader(nil, 1, 1)
-	dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: seq}, p)
+	dg := transporttest.AppendHeader(nil, 1, 1)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: seq}, p)
 	return s.datagram(true, dg)
 }
 
@@ -296,8 +299,8 @@ func (s *synth) sendFragments(p []byte, n int) seen {
 	s.seq[0]++
 	for i := 0; i < n; i++ {
 		part := p[min(i*size, len(p)):min((i+1)*size, len(p))]
-		dg := transport.AppendHeader(nil, 2, 1)
-		dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: uint8(i), FragTotal: uint8(n)}, part)
+		dg := transporttest.AppendHeader(nil, 2, 1)
+		dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: uint8(i), FragTotal: uint8(n)}, part)
 		last = s.datagram(false, dg)
 	}
 	return last
@@ -580,8 +583,8 @@ func TestResolveNamesNeedsManifest(t *testing.T) {
 // traffic (most of a session: StateUpdates).
 func BenchmarkAdvanceStateUpdate(b *testing.B) {
 	d := New(Options{})
-	dg := transport.AppendHeader(nil, 2, 1)
-	dg = transport.AppendData(dg, transport.DataHeader{}, hexBytes("1C 00 00 00 40 00 00 00 00 00"))
+	dg := transporttest.AppendHeader(nil, 2, 1)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{}, hexBytes("1C 00 00 00 40 00 00 00 00 00"))
 	cipher.Encrypt(dg)
 	p := capture.Packet{Frame: 1, Time: time.Unix(0, 0), Src: netip.MustParseAddrPort("10.0.0.2:4000"), Dst: hostAddr, Payload: dg}
 	var out Datagram

@@ -16,7 +16,7 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // hostileFrame is one UDP datagram of a hostile capture. origLen > 0 claims
@@ -95,13 +95,13 @@ func randBytes(rng *rand.Rand, n int) []byte {
 }
 
 // dataMsg is one type 0x32 message in a datagram of its own from the client.
-func dataMsg(h transport.DataHeader, payload []byte) []byte {
-	return transport.AppendData(transport.AppendHeader(nil, 2, 1), h, payload)
+func dataMsg(h transporttest.DataHeader, payload []byte) []byte {
+	return transporttest.AppendData(transporttest.AppendHeader(nil, 2, 1), h, payload)
 }
 
 // fragPayload fills a fragment so the whole message is n bytes long.
-func fragPayload(h transport.DataHeader, n int) []byte {
-	hdr := len(transport.AppendData(nil, h, nil))
+func fragPayload(h transporttest.DataHeader, n int) []byte {
+	hdr := len(transporttest.AppendData(nil, h, nil))
 	p := bytes.Repeat([]byte{0x1C}, n-hdr)
 	return p
 }
@@ -125,28 +125,28 @@ func TestHostileDissect(t *testing.T) {
 			return []hostileFrame{{src: hClient, dst: hServer, payload: randBytes(rng, 65507)}}
 		}},
 		{name: "255 messages, the first claiming 8191 bytes of 300", frames: func() []hostileFrame {
-			p := transport.AppendHeader(nil, 2, 255)
+			p := transporttest.AppendHeader(nil, 2, 255)
 			p = append(p, 0x32, 0xFF, 0x1F)
 			return []hostileFrame{c2s(0, append(p, randBytes(rng, 300)...))}
 		}, anomaly: "length-overrun"},
 		{name: "maximal message lengths back to back", frames: func() []hostileFrame {
-			p := transport.AppendHeader(nil, 2, 255)
+			p := transporttest.AppendHeader(nil, 2, 255)
 			for len(p)+8191 <= 65507 {
-				p = transport.AppendData(p, transport.DataHeader{}, bytes.Repeat([]byte{0x1C}, 8188))
+				p = transporttest.AppendData(p, transporttest.DataHeader{}, bytes.Repeat([]byte{0x1C}, 8188))
 			}
 			return []hostileFrame{c2s(0, p)}
 		}},
 		{name: "256 fragments of 8191 bytes", frames: func() []hostileFrame {
 			var fs []hostileFrame
 			for i := range 256 {
-				h := transport.DataHeader{Reliable: true, Seq: 9, Fragment: true, FragIdx: uint8(i), FragTotal: 255}
+				h := transporttest.DataHeader{Reliable: true, Seq: 9, Fragment: true, FragIdx: uint8(i), FragTotal: 255}
 				fs = append(fs, c2s(time.Duration(i)*time.Millisecond, dataMsg(h, fragPayload(h, 8191))))
 			}
 			return fs
 		}},
 		{name: "fragment total of 0", frames: func() []hostileFrame {
-			h0 := transport.DataHeader{Reliable: true, Seq: 3, Fragment: true, FragIdx: 0, FragTotal: 0}
-			h1 := transport.DataHeader{Reliable: true, Seq: 3, Fragment: true, FragIdx: 1}
+			h0 := transporttest.DataHeader{Reliable: true, Seq: 3, Fragment: true, FragIdx: 0, FragTotal: 0}
+			h1 := transporttest.DataHeader{Reliable: true, Seq: 3, Fragment: true, FragIdx: 1}
 			return []hostileFrame{c2s(0, dataMsg(h0, []byte{0x1C, 1, 2})), c2s(time.Millisecond, dataMsg(h1, []byte{3, 4}))}
 		}},
 		{name: "seq wrap-around", frames: func() []hostileFrame {
@@ -154,8 +154,8 @@ func TestHostileDissect(t *testing.T) {
 			for i := range 40 {
 				seq := uint16(65520 + i) // wraps to 0 after 16
 				fs = append(fs, c2s(time.Duration(i)*time.Millisecond,
-					dataMsg(transport.DataHeader{Reliable: true, Seq: seq}, []byte{0x07, 1, 2, 3, 4, 5})))
-				ack := transport.AppendACK(transport.AppendHeader(nil, 1, 1), seq, false, false, 0)
+					dataMsg(transporttest.DataHeader{Reliable: true, Seq: seq}, []byte{0x07, 1, 2, 3, 4, 5})))
+				ack := transporttest.AppendACK(transporttest.AppendHeader(nil, 1, 1), seq, false, false, 0)
 				fs = append(fs, hostileFrame{src: hServer, dst: hClient, at: time.Duration(i)*time.Millisecond + 100, payload: game(ack)})
 			}
 			return fs
@@ -164,24 +164,24 @@ func TestHostileDissect(t *testing.T) {
 			var fs []hostileFrame
 			for i := range 40000 {
 				src := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), uint16(1024+i))
-				p := dataMsg(transport.DataHeader{Reliable: true, Seq: uint16(i)}, []byte{0x07, 1, 2, 3})
+				p := dataMsg(transporttest.DataHeader{Reliable: true, Seq: uint16(i)}, []byte{0x07, 1, 2, 3})
 				fs = append(fs, hostileFrame{src: src, dst: hServer, at: time.Duration(i) * time.Microsecond, payload: game(p)})
 			}
 			return fs
 		}},
 		{name: "frames cut by snaplen", frames: func() []hostileFrame {
-			p := dataMsg(transport.DataHeader{Reliable: true, Seq: 1}, bytes.Repeat([]byte{0x07}, 200))
+			p := dataMsg(transporttest.DataHeader{Reliable: true, Seq: 1}, bytes.Repeat([]byte{0x07}, 200))
 			f := c2s(0, p[:40])
 			f.origLen = 28 + len(p)
 			return []hostileFrame{f, f}
 		}},
 		{name: "truncated last record", frames: func() []hostileFrame {
-			return []hostileFrame{c2s(0, dataMsg(transport.DataHeader{}, []byte{0x1C, 1, 2, 3})),
-				c2s(time.Millisecond, dataMsg(transport.DataHeader{}, []byte{0x1C, 1, 2, 3}))}
+			return []hostileFrame{c2s(0, dataMsg(transporttest.DataHeader{}, []byte{0x1C, 1, 2, 3})),
+				c2s(time.Millisecond, dataMsg(transporttest.DataHeader{}, []byte{0x1C, 1, 2, 3}))}
 		}, cut: 5, wantErr: true},
 		{name: "pcapng block with a wrong length", frames: func() []hostileFrame {
-			return []hostileFrame{c2s(0, dataMsg(transport.DataHeader{}, []byte{0x1C, 1, 2, 3})),
-				c2s(time.Millisecond, dataMsg(transport.DataHeader{}, []byte{0x1C, 1, 2, 3}))}
+			return []hostileFrame{c2s(0, dataMsg(transporttest.DataHeader{}, []byte{0x1C, 1, 2, 3})),
+				c2s(time.Millisecond, dataMsg(transporttest.DataHeader{}, []byte{0x1C, 1, 2, 3}))}
 		}, pcapng: true, wantErr: true},
 	}
 	for _, tt := range tests {

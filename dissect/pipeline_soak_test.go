@@ -10,7 +10,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/capture/replicate"
+	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -29,7 +29,7 @@ func heapInuse() uint64 {
 // after 1,000. The bounds are generous; the figures are logged.
 func TestSoakShortFlows(t *testing.T) {
 	const copies = 10000
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "sample.pcap"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "sample.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,12 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/capture/replicate"
+	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
 	"github.com/bcdump/bcdump/report"
 )
+
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../testdata"
 
 // runMode dissects path one way and renders everything fn saw, the end
 // events and the flows as bytes.
@@ -65,15 +68,14 @@ func render(t *testing.T, path string, m runMode) ([]byte, error) {
 }
 
 // The parallel pipeline gives fn exactly what the serial loop gives it, on
-// every shared capture and on a replicated capture long enough for many
+// every real capture and on a replicated capture long enough for many
 // batches.
 func TestParallelMatchesSerial(t *testing.T) {
-	shared := dissect.SharedDir(t)
-	paths := []string{filepath.Join("..", "testdata", "sample.pcap")}
+	paths := []string{filepath.Join(testdata, "sample.pcap")}
 	for _, c := range []string{"stock-excerpts", "openbc-session-2", "openbc-session-3"} {
-		paths = append(paths, filepath.Join(shared, "captures", c+".pcap"))
+		paths = append(paths, filepath.Join(testdata, "captures", c+".pcap"))
 	}
-	paths = append(paths, replicated(t, filepath.Join(shared, "captures", "openbc-session-3.pcap"), 3))
+	paths = append(paths, replicated(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), 3))
 	// A truncated file: the reader's error comes after the same datagrams.
 	raw, err := os.ReadFile(paths[3])
 	if err != nil {
@@ -136,7 +138,7 @@ func replicated(t testing.TB, src string, copies int) string {
 // fn stopping early stops the pipeline: its error comes back, no datagram
 // after it is delivered, and no goroutine is left behind.
 func TestParallelEarlyStop(t *testing.T) {
-	path := replicated(t, filepath.Join("..", "testdata", "sample.pcap"), 40)
+	path := replicated(t, filepath.Join(testdata, "sample.pcap"), 40)
 	stop := errors.New("stop")
 	before := runtime.NumGoroutine()
 	for _, at := range []int{1, 2, 127, 128, 129, 1000} {

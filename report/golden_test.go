@@ -12,6 +12,9 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 )
 
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../testdata"
+
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // render decodes a capture with the given reporter, as `bcdump read` does.
@@ -52,7 +55,7 @@ var formats = []struct {
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "golden", name)
+	path := filepath.Join(testdata, "golden", name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -80,13 +83,13 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func TestGoldenSample(t *testing.T) {
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
-			checkGolden(t, "sample."+f.name, render(t, filepath.Join("..", "testdata", "sample.pcap"), f.mk))
+			checkGolden(t, "sample."+f.name, render(t, filepath.Join(testdata, "sample.pcap"), f.mk))
 		})
 	}
 }
 
-func TestGoldenSharedCaptures(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+func TestGoldenRealCaptures(t *testing.T) {
+	dir := filepath.Join(testdata, "captures")
 	for _, c := range []string{"stock-excerpts", "openbc-session-2"} {
 		for _, f := range formats {
 			t.Run(c+"/"+f.name, func(t *testing.T) {
@@ -100,12 +103,11 @@ func TestGoldenSharedCaptures(t *testing.T) {
 // and the four captured content hashes that differ from it are notes
 // (protocol-facts 9.4), as `bcdump read --manifest` shows them.
 func TestGoldenManifest(t *testing.T) {
-	shared := sharedDir(t)
-	m, err := checksum.LoadFile(filepath.Join(shared, "data", "vanilla-1.1.json"))
+	m, err := checksum.LoadFile(filepath.Join(testdata, "vanilla-1.1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(shared, "captures", "stock-excerpts.pcap")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.pcap")
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
 			checkGolden(t, "stock-excerpts-manifest."+f.name, renderWith(t, path, dissect.Options{Manifest: m}, f.mk))

@@ -13,13 +13,13 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/dissect/sessiongen"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-var samplePath = filepath.Join("..", "testdata", "sample.pcap")
+var samplePath = filepath.Join(testdata, "sample.pcap")
 
 // collect runs captures through one Stats, as `bcdump stats` does; flows
 // are listed under the file's base name so goldens do not depend on paths.
@@ -63,8 +63,8 @@ func TestStatsGoldenSample(t *testing.T) {
 	checkGolden(t, "sample.stats.json", js)
 }
 
-func TestStatsGoldenSharedCaptures(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+func TestStatsGoldenRealCaptures(t *testing.T) {
+	dir := filepath.Join(testdata, "captures")
 	for _, c := range []string{"openbc-session-3", "stock-excerpts"} {
 		t.Run(c, func(t *testing.T) {
 			table, js := statsOutputs(t, collect(t, filepath.Join(dir, c+".pcap")))
@@ -82,7 +82,7 @@ func TestStatsGoldenSeed001(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sessiongen.Seed001(sessiongen.Seed001FragmentAcks).WritePcap(f); err != nil {
+	if err := dissecttest.Seed001(dissecttest.Seed001FragmentAcks).WritePcap(f); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -155,7 +155,7 @@ func TestStatsSampleCounts(t *testing.T) {
 // retransmitted copies are not counted as opcodes again, and the six
 // retransmit notes show in the flow and in the totals.
 func TestStatsOpenBCRetransmits(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "openbc-session-3.pcap")
+	path := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	d := decodeStats(t, collect(t, path))
 	var retrans uint64
 	for _, f := range d.Flows {
@@ -465,7 +465,7 @@ func TestStatsDatagramNoAllocs(t *testing.T) {
 	}{
 		{"sample", func(*testing.T) string { return samplePath }},
 		{"openbc-session-3", func(t *testing.T) string {
-			return filepath.Join(sharedDir(t), "captures", "openbc-session-3.pcap")
+			return filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -487,7 +487,7 @@ func TestStatsDatagramNoAllocs(t *testing.T) {
 }
 
 func BenchmarkStatsDatagram(b *testing.B) {
-	path := filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap")
+	path := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	dgs, size := datagrams(b, path)
 	s := NewStats()
 	b.SetBytes(int64(size))

@@ -52,16 +52,6 @@ func decodeUTF16LE(b []byte) string {
 	return string(utf16.Decode(u))
 }
 
-// AppendPeerInfo appends a type 0x00 payload.
-func AppendPeerInfo(dst []byte, peerID uint8, addr [4]byte, name string) []byte {
-	dst = append(dst, peerID)
-	dst = append(dst, addr[:]...)
-	for _, r := range utf16.Encode([]rune(name)) {
-		dst = append(dst, byte(r), byte(r>>8))
-	}
-	return append(dst, 0, 0)
-}
-
 // ConnectRequest is the type 0x03 payload a client sends from peer id 0xFF:
 // its IPv4 address, two bytes that are probably its port (byte order
 // unresolved) and four bytes never seen non-zero.

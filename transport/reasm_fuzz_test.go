@@ -3,6 +3,8 @@ package transport
 import (
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // FuzzReassemble drives the reassembler with fragments only: every 4 input
@@ -27,8 +29,8 @@ func FuzzReassemble(f *testing.F) {
 		}
 		var buf []byte
 		for i := 0; i+4 <= len(in) && i < 4*512; i += 4 {
-			h := DataHeader{Reliable: true, Seq: uint16(in[i] & 7), Fragment: true, FragIdx: in[i+1], FragTotal: in[i+2]}
-			buf = AppendData(AppendHeader(buf[:0], 2, 1), h, payload[:int(in[i+3])*8])
+			h := transporttest.DataHeader{Reliable: true, Seq: uint16(in[i] & 7), Fragment: true, FragIdx: in[i+1], FragTotal: in[i+2]}
+			buf = transporttest.AppendData(transporttest.AppendHeader(buf[:0], 2, 1), h, payload[:int(in[i+3])*8])
 			Decode(buf, &dg)
 			at := trkEpoch.Add(time.Duration(i) * 50 * time.Millisecond)
 			tr.Track(Packet{Frame: i/4 + 1, Time: at, Client: trkClients[0], Server: trkServers[0], Dir: C2S, Size: len(buf)},

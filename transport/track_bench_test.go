@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // trkSteady is a synthetic steady state: the client sends a reliable message
@@ -42,32 +43,32 @@ func (s *trkSteady) step() int {
 		s.bytes += len(s.buf)
 	}
 	fragmented := seq%16 == 0
-	s.buf = AppendHeader(s.buf[:0], 2, 2)
+	s.buf = transporttest.AppendHeader(s.buf[:0], 2, 2)
 	if fragmented {
 		s.buf[1] = 4
-		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 0, FragTotal: 3}, s.frag[:100])
-		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 2}, s.frag[200:])
-		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 1}, s.frag[100:200])
+		s.buf = transporttest.AppendData(s.buf, transporttest.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 0, FragTotal: 3}, s.frag[:100])
+		s.buf = transporttest.AppendData(s.buf, transporttest.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 2}, s.frag[200:])
+		s.buf = transporttest.AppendData(s.buf, transporttest.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: 1}, s.frag[100:200])
 	} else {
-		s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq}, []byte("\x07\x01\x02\x03\x04\x05"))
+		s.buf = transporttest.AppendData(s.buf, transporttest.DataHeader{Reliable: true, Seq: seq}, []byte("\x07\x01\x02\x03\x04\x05"))
 	}
-	s.buf = AppendData(s.buf, DataHeader{}, []byte("\x1c\xff\xff\x03\x40\x00\x00\x80\x40\x0d\xee\xd9\xb3\x41"))
+	s.buf = transporttest.AppendData(s.buf, transporttest.DataHeader{}, []byte("\x1c\xff\xff\x03\x40\x00\x00\x80\x40\x0d\xee\xd9\xb3\x41"))
 	track(C2S)
 
-	s.buf = AppendHeader(s.buf[:0], 1, 2)
+	s.buf = transporttest.AppendHeader(s.buf[:0], 1, 2)
 	if fragmented {
 		s.buf[1] = 4
 		for i := range uint8(3) {
-			s.buf = AppendACK(s.buf, seq, false, true, i)
+			s.buf = transporttest.AppendACK(s.buf, seq, false, true, i)
 		}
 	} else {
-		s.buf = AppendACK(s.buf, seq, false, false, 0)
+		s.buf = transporttest.AppendACK(s.buf, seq, false, false, 0)
 	}
-	s.buf = AppendData(s.buf, DataHeader{Reliable: true, Seq: seq}, []byte("\x29\xff\xff\xff\x3f\x1d\x7a"))
+	s.buf = transporttest.AppendData(s.buf, transporttest.DataHeader{Reliable: true, Seq: seq}, []byte("\x29\xff\xff\xff\x3f\x1d\x7a"))
 	track(S2C)
 
-	s.buf = AppendHeader(s.buf[:0], 2, 1)
-	s.buf = AppendACK(s.buf, seq, false, false, 0)
+	s.buf = transporttest.AppendHeader(s.buf[:0], 2, 1)
+	s.buf = transporttest.AppendACK(s.buf, seq, false, false, 0)
 	track(C2S)
 	return msgs
 }
@@ -92,7 +93,7 @@ func BenchmarkTrack(b *testing.B) {
 // and reports the cost per message. Each replay uses fresh client ports so
 // the flows are new; setup and Finish are outside the timer.
 func BenchmarkTrackSession3(b *testing.B) {
-	udps := trkReadPcap(b, filepath.Join(trkSharedDir(b), "captures", "openbc-session-3.pcap"))
+	udps := trkReadPcap(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	frames := trkFramesFrom(udps)
 	dgs := make([]Datagram, len(frames))
 	msgs, bytes := 0, 0

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // Scripts of datagrams in the style of gopacket's tcpassembly_test: each
@@ -145,7 +146,7 @@ func trkEvent(e Event) string { return fmt.Sprintf("%s@%d.%d", e.Code, e.Frame, 
 // Datagram builders.
 
 func trkDG(peer uint8, msgs ...[]byte) []byte {
-	b := AppendHeader(nil, peer, uint8(len(msgs)))
+	b := transporttest.AppendHeader(nil, peer, uint8(len(msgs)))
 	for _, m := range msgs {
 		b = append(b, m...)
 	}
@@ -153,23 +154,25 @@ func trkDG(peer uint8, msgs ...[]byte) []byte {
 }
 
 func trkData(seq uint16, payload string) []byte {
-	return AppendData(nil, DataHeader{Reliable: true, Seq: seq}, []byte(payload))
+	return transporttest.AppendData(nil, transporttest.DataHeader{Reliable: true, Seq: seq}, []byte(payload))
 }
 
 func trkUnrel(payload string) []byte {
-	return AppendData(nil, DataHeader{}, []byte(payload))
+	return transporttest.AppendData(nil, transporttest.DataHeader{}, []byte(payload))
 }
 
 func trkFrag(seq uint16, idx, total uint8, payload []byte) []byte {
-	return AppendData(nil, DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: idx, FragTotal: total}, payload)
+	return transporttest.AppendData(nil, transporttest.DataHeader{Reliable: true, Seq: seq, Fragment: true, FragIdx: idx, FragTotal: total}, payload)
 }
 
-func trkAck(seq uint16) []byte                { return AppendACK(nil, seq, false, false, 0) }
-func trkAckLow(seq uint16) []byte             { return AppendACK(nil, seq, true, false, 0) }
-func trkAckFrag(seq uint16, idx uint8) []byte { return AppendACK(nil, seq, false, true, idx) }
+func trkAck(seq uint16) []byte    { return transporttest.AppendACK(nil, seq, false, false, 0) }
+func trkAckLow(seq uint16) []byte { return transporttest.AppendACK(nil, seq, true, false, 0) }
+func trkAckFrag(seq uint16, idx uint8) []byte {
+	return transporttest.AppendACK(nil, seq, false, true, idx)
+}
 
 func trkLow(typ Type, seq uint16, payload []byte) []byte {
-	return AppendLow(nil, typ, true, true, seq, payload)
+	return transporttest.AppendLow(nil, typ, true, true, seq, payload)
 }
 
 // trkPayload is n deterministic bytes starting with op.

@@ -48,7 +48,7 @@ func trkPlay(t *testing.T, frames []trkFrame) ([]string, []Event, *Tracker) {
 // trkStockExcerpts reads stock-excerpts.source.jsonl: the published stock
 // datagrams, deciphered (plain_hex).
 func trkStockExcerpts(t *testing.T) [][]byte {
-	path := filepath.Join(trkSharedDir(t), "captures", "stock-excerpts.source.jsonl")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -146,8 +146,7 @@ func TestStockExcerptsSession(t *testing.T) {
 // retransmit-unacked at the end. Asserted here so the splice is the only
 // surprise.
 func TestStockExcerptsPcap(t *testing.T) {
-	dir := trkSharedDir(t)
-	udps := trkReadPcap(t, filepath.Join(dir, "captures", "stock-excerpts.pcap"))
+	udps := trkReadPcap(t, filepath.Join(testdata, "captures", "stock-excerpts.pcap"))
 	plain := trkStockExcerpts(t)
 	frames := trkFramesFrom(udps)
 	if len(frames) != len(plain) {
@@ -197,7 +196,7 @@ func trkFramesFrom(udps []trkUDP) []trkFrame {
 // OpenBC's client Connect does not frame (length-overrun) and its ACKs set
 // flag bit 7: codec anomalies, counted per flow but not the tracker's.
 func TestOpenBCSession3(t *testing.T) {
-	udps := trkReadPcap(t, filepath.Join(trkSharedDir(t), "captures", "openbc-session-3.pcap"))
+	udps := trkReadPcap(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	frames := trkFramesFrom(udps)
 	lines, events, tr := trkPlay(t, frames)
 	var re []string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 func TestSeqDiff(t *testing.T) {
@@ -31,7 +32,7 @@ func TestSeqDiff(t *testing.T) {
 
 var (
 	trkConnectReq = []byte{0x0A, 0x0A, 0x0A, 0xEF, 0x5F, 0x0A, 0, 0, 0, 0} // protocol-facts 4.1
-	trkCady2      = AppendPeerInfo(nil, 3, [4]byte{10, 10, 10, 0xEF}, "Cady2")
+	trkCady2      = transporttest.AppendPeerInfo(nil, 3, [4]byte{10, 10, 10, 0xEF}, "Cady2")
 )
 
 func TestTrackScripts(t *testing.T) {
@@ -87,7 +88,7 @@ func TestTrackScripts(t *testing.T) {
 			{at: 0.6, dg: trkDG(2, trkFrag(7, 0, 2, []byte("a"))), want: "new | fragment-bad-total@0"},
 			{at: 0.7, dg: trkDG(2, trkFrag(7, 1, 0, []byte("b"))), want: "new,asm2:2"},
 			{at: 0.8, dg: trkDG(2, trkFrag(8, 0, 1, []byte("solo"))), want: "new,asm1:4"},
-			{at: 0.9, dg: trkDG(2, AppendData(nil, DataHeader{Fragment: true, FragTotal: 2}, []byte("u"))),
+			{at: 0.9, dg: trkDG(2, transporttest.AppendData(nil, transporttest.DataHeader{Fragment: true, FragTotal: 2}, []byte("u"))),
 				want: "- | fragment-unreliable@0"},
 		}}},
 
@@ -120,16 +121,16 @@ func TestTrackScripts(t *testing.T) {
 			{at: 2.0, dg: trkDG(2, trkData(4, "abc")), want: "re2<f1 | retransmit@0"},
 			{at: 3.0, dg: trkDG(2, trkFrag(5, 0, 2, []byte("a"))), want: "new"},
 			{at: 4.0, dg: trkDG(2, trkData(5, "a")), want: "re1!=f4 | retransmit@0 | retransmit-differs@0"},
-			{at: 5.0, dg: trkDG(2, AppendData(nil, DataHeader{Reliable: true, Ordered: true, Seq: 4}, []byte("abc"))),
+			{at: 5.0, dg: trkDG(2, transporttest.AppendData(nil, transporttest.DataHeader{Reliable: true, Ordered: true, Seq: 4}, []byte("abc"))),
 				want: "re3!=f1 | retransmit@0 | retransmit-differs@0"},
 		}, events: []string{"retransmit-unacked@1.0", "fragment-incomplete@4.0"}}},
 
 		{"keepalives and seq reuse (OpenBC style)", trkScript{steps: []trkStep{
 			{at: 0.0, dir: S2C, dg: trkDG(1, trkLow(TypeConnect, 0, []byte{2})), want: "new"},
-			{at: 1.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "new | seq-reuse@0"},
-			{at: 2.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "ka<f2"},
-			{at: 3.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "ka<f2"},
-			{at: 4.0, dir: S2C, dg: trkDG(1, AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2[:7])),
+			{at: 1.0, dir: S2C, dg: trkDG(1, transporttest.AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "new | seq-reuse@0"},
+			{at: 2.0, dir: S2C, dg: trkDG(1, transporttest.AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "ka<f2"},
+			{at: 3.0, dir: S2C, dg: trkDG(1, transporttest.AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2)), want: "ka<f2"},
+			{at: 4.0, dir: S2C, dg: trkDG(1, transporttest.AppendLow(nil, TypePeerInfo, true, false, 0, trkCady2[:7])),
 				want: "re1!=f2 | retransmit@0 | retransmit-differs@0"},
 			{at: 4.1, dg: trkDG(2, trkAckLow(0)), want: "ack=matched<f2~3.1s"},
 		}}},
@@ -182,8 +183,8 @@ func TestPeerIdentity(t *testing.T) {
 		// Mid-session flow: id from byte 0, name from the host's PeerInfo about it.
 		{at: 0.5, cl: 1, dg: trkDG(5, trkData(9, "x")), want: "new"},
 		{at: 0.6, cl: 1, dir: S2C, dg: trkDG(1,
-			trkLow(TypePeerInfo, 4, AppendPeerInfo(nil, 7, [4]byte{1, 2, 3, 4}, "Other")),
-			trkLow(TypePeerInfo, 5, AppendPeerInfo(nil, 5, [4]byte{1, 2, 3, 5}, "Bob"))), want: "new new"},
+			trkLow(TypePeerInfo, 4, transporttest.AppendPeerInfo(nil, 7, [4]byte{1, 2, 3, 4}, "Other")),
+			trkLow(TypePeerInfo, 5, transporttest.AppendPeerInfo(nil, 5, [4]byte{1, 2, 3, 5}, "Bob"))), want: "new new"},
 	}}
 	tr, _ := trkRun(t, sc)
 	s := trkStats(t, tr, 0, 0)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // describe renders a message compactly for comparison with hand decodes.
@@ -55,7 +56,7 @@ func mustHex(t testing.TB, s string) []byte {
 	return b
 }
 
-// Hand decodes of the 18 stock datagrams in ../shared/captures/stock-excerpts
+// Hand decodes of the 18 stock datagrams in testdata/captures/stock-excerpts
 // (protocol-facts 4 and 11; trace packet #21 holds three messages, not four).
 var stockHandDecodes = [][]string{
 	{"Connect rel seq=0 ord len=15"},
@@ -96,7 +97,7 @@ func readJSONL(t *testing.T, path string, each func(line []byte)) {
 }
 
 func TestDecodeStockExcerpts(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "stock-excerpts.source.jsonl")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl")
 	i := 0
 	var dg Datagram
 	readJSONL(t, path, func(line []byte) {
@@ -172,7 +173,7 @@ func hexNum(t *testing.T, s string) int {
 }
 
 func TestDecodeOpenBCTruth(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "openbc-session-2.truth.jsonl")
+	path := filepath.Join(testdata, "captures", "openbc-session-2.truth.jsonl")
 	var dg Datagram
 	games := 0
 	readJSONL(t, path, func(line []byte) {
@@ -321,12 +322,12 @@ func TestEncodeMatchesStockBytes(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{"connect reply", AppendLow(nil, TypeConnect, true, true, 0, []byte{2}), "0306C0000002"},
-		{"low ACK", AppendACK(nil, 2, true, false, 0), "01020002"},
-		{"fragment ACK", AppendACK(nil, 2, false, true, 1), "0102000101"},
-		{"data seq 5", AppendData(nil, DataHeader{Reliable: true, Seq: 5}, []byte{0x2A, 0x20}), "32078005002A20"},
-		{"unreliable", AppendData(nil, DataHeader{}, []byte{0x1C}), "3204001C"},
-		{"peer info", AppendLow(nil, TypePeerInfo, true, true, 1, AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2")),
+		{"connect reply", transporttest.AppendLow(nil, TypeConnect, true, true, 0, []byte{2}), "0306C0000002"},
+		{"low ACK", transporttest.AppendACK(nil, 2, true, false, 0), "01020002"},
+		{"fragment ACK", transporttest.AppendACK(nil, 2, false, true, 1), "0102000101"},
+		{"data seq 5", transporttest.AppendData(nil, transporttest.DataHeader{Reliable: true, Seq: 5}, []byte{0x2A, 0x20}), "32078005002A20"},
+		{"unreliable", transporttest.AppendData(nil, transporttest.DataHeader{}, []byte{0x1C}), "3204001C"},
+		{"peer info", transporttest.AppendLow(nil, TypePeerInfo, true, true, 1, transporttest.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2")),
 			"0016C00100020A0A0AEF43006100640079003200" + "0000"},
 	}
 	for _, tt := range tests {
@@ -334,7 +335,7 @@ func TestEncodeMatchesStockBytes(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
 		}
 	}
-	frag := AppendData(nil, DataHeader{Reliable: true, Seq: 2, Fragment: true, FragIdx: 0, FragTotal: 3}, make([]byte, 405))
+	frag := transporttest.AppendData(nil, transporttest.DataHeader{Reliable: true, Seq: 2, Fragment: true, FragIdx: 0, FragTotal: 3}, make([]byte, 405))
 	if got := strings.ToUpper(hex.EncodeToString(frag[:7])); got != "329CA102000003" {
 		t.Errorf("fragment 0 header %s, want the trace's 329CA102000003", got)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/capture/replicate"
+	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
 	"github.com/bcdump/bcdump/report"
 )
 
@@ -34,7 +34,7 @@ var benchData struct {
 // benchCapture returns the replicated capture and its datagram count.
 func benchCapture(b *testing.B) ([]byte, int) {
 	b.Helper()
-	src := filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap")
+	src := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	benchData.once.Do(func() {
 		copies := 232
 		if s := os.Getenv("BCDUMP_BENCH_COPIES"); s != "" {

@@ -13,10 +13,10 @@ import (
 	"github.com/bcdump/bcdump/checksum"
 )
 
-// readVectors decodes one JSON object per line of a testvectors file.
+// readVectors decodes one JSON object per line of a testdata/vectors file.
 func readVectors[T any](t *testing.T, name string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedDir(t), "testvectors", name))
+	f, err := os.Open(filepath.Join(testdata, "vectors", name))
 	if err != nil {
 		t.Fatal(err)
 	}

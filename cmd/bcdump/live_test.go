@@ -23,7 +23,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/sessiongen"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
 )
 
 // syncBuffer is a bytes.Buffer that the command writes while the test reads.
@@ -100,14 +100,14 @@ func (c *liveCLI) wait(t *testing.T) int {
 // loopSession is the sample session replayed over loopback: the client and
 // server sockets, and where each sits.
 type loopSession struct {
-	sess     *sessiongen.Session
+	sess     *dissecttest.Session
 	cli, srv *net.UDPConn
 	gamePort []string // --port flag when the server could not have 22101
 }
 
 func newLoopSession(t *testing.T) *loopSession {
 	t.Helper()
-	ls := &loopSession{sess: sessiongen.Sample()}
+	ls := &loopSession{sess: dissecttest.Sample()}
 	lo := netip.MustParseAddr("127.0.0.1")
 	srv, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(lo, capture.DefaultPort)))
 	if err != nil {

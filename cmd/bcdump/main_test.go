@@ -15,7 +15,10 @@ func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stder
 	return code, out.String(), errb.String()
 }
 
-const samplePcap = "../../testdata/sample.pcap"
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../../testdata"
+
+const samplePcap = testdata + "/sample.pcap"
 
 // The cipher commands reproduce the spec's vectors (spec/cipher.md 6).
 func TestCryptHex(t *testing.T) {

@@ -120,7 +120,7 @@ func TestManifestVerifyDifferences(t *testing.T) {
 // Against vanilla-1.1.json a fake install differs everywhere but parses:
 // exit 1, the real App.pyc manifest hash named in the output.
 func TestManifestVerifyVanilla(t *testing.T) {
-	vanilla := filepath.Join(sharedDir(t), "data", "vanilla-1.1.json")
+	vanilla := filepath.Join(testdata, "vanilla-1.1.json")
 	code, stdout, _ := runCLI(t, nil, "manifest", "verify", vanilla, fakeGame(t))
 	if code != exitFinding || !strings.Contains(stdout, "round 0: scripts/App.pyc: content 0x") || !strings.Contains(stdout, "manifest 0xF8A0A740") {
 		t.Errorf("code %d, output %.300q", code, stdout)
@@ -171,9 +171,8 @@ func TestManifestTrouble(t *testing.T) {
 // read --manifest names the stock hashes in every format, and checksum
 // findings count for --fail-on like any anomaly.
 func TestReadManifest(t *testing.T) {
-	shared := sharedDir(t)
-	vanilla := filepath.Join(shared, "data", "vanilla-1.1.json")
-	stock := filepath.Join(shared, "captures", "stock-excerpts.pcap")
+	vanilla := filepath.Join(testdata, "vanilla-1.1.json")
+	stock := filepath.Join(testdata, "captures", "stock-excerpts.pcap")
 	for _, tt := range []struct{ format, want string }{
 		{"json", `"name_hash":"0x373EB677","name_hash_name":"App.pyc"`},
 		{"table", "ChecksumResp round=0 dir=scripts 1 file App.pyc !checksum-file-mismatch"},

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcdump/bcdump/dissect/sessiongen"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -44,9 +44,9 @@ type seed001Line struct {
 // writeSeed001 writes a variant of the generated seed 001 session to a
 // temporary pcap and returns its path, the frame of the first send of the
 // stuck message, and the time from that send to its last resend.
-func writeSeed001(t *testing.T, v sessiongen.Seed001Acks) (path string, firstFrame int, span time.Duration) {
+func writeSeed001(t *testing.T, v dissecttest.Seed001Acks) (path string, firstFrame int, span time.Duration) {
 	t.Helper()
-	s := sessiongen.Seed001(v)
+	s := dissecttest.Seed001(v)
 	path = filepath.Join(t.TempDir(), v.String()+".pcap")
 	f, err := os.Create(path)
 	if err != nil {
@@ -63,7 +63,7 @@ func writeSeed001(t *testing.T, v sessiongen.Seed001Acks) (path string, firstFra
 	for i, d := range s.Datagrams {
 		transport.Decode(d.Plain, &dg)
 		for _, m := range dg.Messages {
-			if d.C2S && m.Type == transport.TypeData && m.Fragment && m.Seq == sessiongen.Seed001Seq {
+			if d.C2S && m.Type == transport.TypeData && m.Fragment && m.Seq == dissecttest.Seed001Seq {
 				if firstFrame == 0 {
 					firstFrame, first = i+1, d.Time
 				}
@@ -79,21 +79,21 @@ func writeSeed001(t *testing.T, v sessiongen.Seed001Acks) (path string, firstFra
 // the right counts and span, and the response is delivered once; the
 // variants give retransmit-unacked and ack-mismatch instead.
 func TestReadSeed001(t *testing.T) {
-	resends := sessiongen.Seed001Frags * sessiongen.Seed001Resends
+	resends := dissecttest.Seed001Frags * dissecttest.Seed001Resends
 	tests := []struct {
-		variant sessiongen.Seed001Acks
+		variant dissecttest.Seed001Acks
 		code    string
 		text    func(span time.Duration) []string
 	}{
-		{sessiongen.Seed001FragmentAcks, "unacked-fragment-retransmit", func(span time.Duration) []string {
+		{dissecttest.Seed001FragmentAcks, "unacked-fragment-retransmit", func(span time.Duration) []string {
 			return []string{"c2s high seq 2 (3 fragments", fmt.Sprintf("retransmitted %d times", resends),
 				"ACKed all 3 fragments with matching fragment ACKs", "resends span " + span.String(), "seed 001"}
 		}},
-		{sessiongen.Seed001AcksLost, "retransmit-unacked", func(span time.Duration) []string {
+		{dissecttest.Seed001AcksLost, "retransmit-unacked", func(span time.Duration) []string {
 			return []string{"c2s high seq 2 (3 fragments", fmt.Sprintf("retransmitted %d times", resends),
 				span.String() + " after the first send", "no matching ACK was seen"}
 		}},
-		{sessiongen.Seed001AcksWithoutFragFlag, "ack-mismatch", func(time.Duration) []string {
+		{dissecttest.Seed001AcksWithoutFragFlag, "ack-mismatch", func(time.Duration) []string {
 			return []string{"c2s high seq 2 (3 fragments", fmt.Sprintf("%d ACKs for its seq had the wrong fragment status", resends+3),
 				"ACK without the fragment flag", "0 of 3 sent pieces got a matching ACK", fmt.Sprintf("%d retransmissions", resends)}
 		}},

@@ -18,7 +18,7 @@ func TestREADMEAnomalyExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := os.ReadFile("../../testdata/golden/anomalies.table")
+	golden, err := os.ReadFile(anomaliesGolden)
 	if err != nil {
 		t.Fatal(err)
 	}

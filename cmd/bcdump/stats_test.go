@@ -149,7 +149,7 @@ func TestStatsFailOn(t *testing.T) {
 	if code, out, errs := runCLI(t, nil, "stats", "--fail-on", "note", samplePcap); code != exitOK || errs != "" || out == "" {
 		t.Errorf("sample: code %d err %q", code, errs)
 	}
-	path := sharedCapture(t, "openbc-session-3.pcap")
+	path := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	tests := []struct {
 		sev  string
 		code int
@@ -165,7 +165,7 @@ func TestStatsFailOn(t *testing.T) {
 
 // --color always paints the severities; never leaves plain text.
 func TestStatsColor(t *testing.T) {
-	path := sharedCapture(t, "openbc-session-3.pcap")
+	path := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	_, always, _ := runCLI(t, nil, "stats", "--color", "always", path)
 	_, never, _ := runCLI(t, nil, "stats", "--color", "never", path)
 	if !strings.Contains(always, "\x1b[") || strings.Contains(never, "\x1b[") {
@@ -175,7 +175,7 @@ func TestStatsColor(t *testing.T) {
 
 // openbc-session-3: the host resends six messages to the third bot.
 func TestStatsOpenBCSession3(t *testing.T) {
-	path := sharedCapture(t, "openbc-session-3.pcap")
+	path := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	code, out, errs := runCLI(t, nil, "stats", "-F", "json", path)
 	if code != exitOK {
 		t.Fatalf("code %d err %q", code, errs)

@@ -11,7 +11,7 @@ import (
 // session3 returns openbc-session-3.pcap split into its file header and its
 // records (a realistic mix of BC datagram sizes).
 func session3(b *testing.B) (hdr []byte, recs [][]byte) {
-	raw, err := os.ReadFile(filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func portRange(from, n int) []uint16 {
 // On every frame of the real captures, the kernel filter keeps exactly what
 // the file reader calls a game datagram.
 func TestGameFilterRealCaptures(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+	dir := filepath.Join(testdata, "captures")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
 	if len(files) == 0 {
 		t.Fatalf("no captures in %s", dir)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -91,21 +92,46 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
-// TestWriteFuzzSeeds regenerates testdata/fuzz/FuzzReader from fuzzSeeds
-// when BCDUMP_WRITE_FUZZ_SEEDS=1, so the corpus stays in step with the builders.
-func TestWriteFuzzSeeds(t *testing.T) {
-	if os.Getenv("BCDUMP_WRITE_FUZZ_SEEDS") != "1" {
-		t.Skip("set BCDUMP_WRITE_FUZZ_SEEDS=1 to rewrite testdata/fuzz/FuzzReader")
-	}
+var updateFuzzSeeds = flag.Bool("update-fuzz-seeds", false, "rewrite testdata/fuzz/FuzzReader from fuzzSeeds")
+
+// TestFuzzSeedCorpus checks that testdata/fuzz/FuzzReader holds exactly
+// fuzzSeeds, so the corpus stays in step with the builders; -update-fuzz-seeds
+// rewrites it.
+func TestFuzzSeedCorpus(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	want := map[string]string{}
 	for _, s := range fuzzSeeds(t) {
 		name := fmt.Sprintf("seed-%x", sha256.Sum256(s))[:21]
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		want[name] = fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
+	}
+	if *updateFuzzSeeds {
+		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range want {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		body, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := want[e.Name()]; !ok || w != string(body) {
+			t.Errorf("%s is not one of fuzzSeeds (rerun with -update-fuzz-seeds)", e.Name())
+		}
+		delete(want, e.Name())
+	}
+	for name := range want {
+		t.Errorf("%s missing from %s (rerun with -update-fuzz-seeds)", name, dir)
 	}
 }

@@ -17,10 +17,13 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// Real captures (see ../shared/captures/README.md): every frame is a UDP
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../../testdata"
+
+// Real captures (see testdata/README.md): every frame is a UDP
 // datagram to or from port 22101 on Ethernet.
-func TestSharedCaptures(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+func TestRealCaptures(t *testing.T) {
+	dir := filepath.Join(testdata, "captures")
 	for _, tc := range []struct {
 		file      string
 		datagrams int
@@ -61,7 +64,7 @@ func TestSharedCaptures(t *testing.T) {
 // Every row of openbc-session-2.truth.jsonl (from an independent parser)
 // agrees with the reader on frame number, addresses, time and payload length.
 func TestSessionTwoTruth(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+	dir := filepath.Join(testdata, "captures")
 	r, err := Open(filepath.Join(dir, "openbc-session-2.pcap"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +129,7 @@ func decimalTime(t *testing.T, s string) time.Time {
 
 // stock-excerpts.pcap holds exactly the cipher_hex of each source row.
 func TestStockExcerptsPayloads(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "captures")
+	dir := filepath.Join(testdata, "captures")
 	r, err := Open(filepath.Join(dir, "stock-excerpts.pcap"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +170,8 @@ func TestStockExcerptsPayloads(t *testing.T) {
 }
 
 // Copying a real pcap through the writer reproduces it byte for byte.
-func TestSharedCopyIsIdentical(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(sharedDir(t), "captures", "openbc-session-3.pcap"))
+func TestRealCopyIsIdentical(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func BenchmarkMixed(b *testing.B) { benchDecode(b, cleanExamples(b)) }
 // BenchmarkSession3 decodes every unfragmented payload of the OpenBC battle
 // capture (97% StateUpdate, some OpenBC shapes that are flagged malformed).
 func BenchmarkSession3(b *testing.B) {
-	raw, err := os.ReadFile(filepath.Join(sharedDir(b), "captures", "openbc-session-3.pcap"))
+	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // reliable 0x32 messages carry the payload after a 5-byte header.
 func ckStockPayload(t testing.TB, op, round byte) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedDir(t), "captures", "stock-excerpts.source.jsonl"))
+	f, err := os.Open(filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package diff
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,45 +11,20 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/sessiongen"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/report"
 )
 
-// sharedDir finds ../shared beside the repository root. Tests that need it
-// skip on a fresh clone and fail when BCDUMP_REQUIRE_SHARED=1 (CI).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("reference material %s is required (BCDUMP_REQUIRE_SHARED=1): %v", shared, err)
-		}
-		t.Skipf("reference material %s absent: %v", shared, err)
-	}
-	return shared
-}
+// captures holds the module's real captures, relative to this package.
+const captures = "../../testdata/captures"
 
 // frameOf is one datagram of a session placed in a capture.
 type frameOf struct {
-	s *sessiongen.Session
-	d sessiongen.Datagram
+	s *dissecttest.Session
+	d dissecttest.Datagram
 }
 
-func framesOf(s *sessiongen.Session) []frameOf {
+func framesOf(s *dissecttest.Session) []frameOf {
 	out := make([]frameOf, len(s.Datagrams))
 	for i, d := range s.Datagrams {
 		out[i] = frameOf{s, d}
@@ -96,7 +69,7 @@ func toSLL2(eth []byte) []byte {
 }
 
 func samplePcap(t testing.TB) []byte {
-	return writeFrames(t, framesOf(sessiongen.Sample()), "pcap", layers.LinkTypeEthernet)
+	return writeFrames(t, framesOf(dissecttest.Sample()), "pcap", layers.LinkTypeEthernet)
 }
 
 // load reads one side from bytes under a fixed name (goldens hold names).
@@ -131,7 +104,7 @@ func traceOf(t testing.TB, capBytes []byte) []byte {
 
 // findDatagram returns the index of the first datagram of s in direction
 // c2s whose plaintext contains sub.
-func findDatagram(t testing.TB, s *sessiongen.Session, c2s bool, sub []byte) int {
+func findDatagram(t testing.TB, s *dissecttest.Session, c2s bool, sub []byte) int {
 	t.Helper()
 	for i, d := range s.Datagrams {
 		if d.C2S == c2s && bytes.Contains(d.Plain, sub) {
@@ -144,8 +117,8 @@ func findDatagram(t testing.TB, s *sessiongen.Session, c2s bool, sub []byte) int
 
 // mutate returns a copy of the sample with fn applied to the plaintext of
 // datagram i.
-func mutateSample(t testing.TB, c2s bool, sub []byte, fn func(p []byte)) *sessiongen.Session {
-	s := sessiongen.Sample()
+func mutateSample(t testing.TB, c2s bool, sub []byte, fn func(p []byte)) *dissecttest.Session {
+	s := dissecttest.Sample()
 	i := findDatagram(t, s, c2s, sub)
 	s.Datagrams[i].Plain = slices.Clone(s.Datagrams[i].Plain)
 	fn(s.Datagrams[i].Plain)
@@ -153,7 +126,7 @@ func mutateSample(t testing.TB, c2s bool, sub []byte, fn func(p []byte)) *sessio
 }
 
 // shift moves every datagram of s by dt.
-func shift(s *sessiongen.Session, dt time.Duration) {
+func shift(s *dissecttest.Session, dt time.Duration) {
 	for i := range s.Datagrams {
 		s.Datagrams[i].Time = s.Datagrams[i].Time.Add(dt)
 	}

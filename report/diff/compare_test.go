@@ -15,8 +15,8 @@ import (
 
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/sessiongen"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 var (
@@ -38,15 +38,15 @@ func gz(t testing.TB, b []byte) []byte {
 
 // splitACKs rewrites the sample's datagram of three ACKs as three
 // datagrams of one ACK each: batching must not count.
-func splitACKs(t testing.TB) *sessiongen.Session {
-	s := sessiongen.Sample()
+func splitACKs(t testing.TB) *dissecttest.Session {
+	s := dissecttest.Sample()
 	i := findDatagram(t, s, true, []byte{0x02, 0x03, 0x01, 0x05, 0x00, 0x00, 0x01, 0x06})
 	d := s.Datagrams[i]
-	var out []sessiongen.Datagram
+	var out []dissecttest.Datagram
 	for k := range 3 {
-		p := transport.AppendHeader(nil, 2, 1)
+		p := transporttest.AppendHeader(nil, 2, 1)
 		p = append(p, d.Plain[2+4*k:6+4*k]...)
-		out = append(out, sessiongen.Datagram{Time: d.Time.Add(time.Duration(k) * time.Millisecond), C2S: true, Plain: p})
+		out = append(out, dissecttest.Datagram{Time: d.Time.Add(time.Duration(k) * time.Millisecond), C2S: true, Plain: p})
 	}
 	s.Datagrams = slices.Concat(s.Datagrams[:i], out, s.Datagrams[i+1:])
 	return s
@@ -55,8 +55,8 @@ func splitACKs(t testing.TB) *sessiongen.Session {
 // twoClients interleaves two joins by time: a from start, b 100 ms later.
 // With swap the roles of first and second flow are exchanged.
 func twoClients(t testing.TB, bText string, swap bool) []byte {
-	a := sessiongen.Sample()
-	b := sessiongen.Sample()
+	a := dissecttest.Sample()
+	b := dissecttest.Sample()
 	b.Client = netip.MustParseAddrPort("192.168.1.21:2700")
 	if bText != "hello" {
 		i := findDatagram(t, b, true, chatHello)
@@ -76,11 +76,11 @@ func twoClients(t testing.TB, bText string, swap bool) []byte {
 
 func TestEqualVariants(t *testing.T) {
 	base := samplePcap(t)
-	frames := framesOf(sessiongen.Sample())
-	moved := sessiongen.Sample()
+	frames := framesOf(dissecttest.Sample())
+	moved := dissecttest.Sample()
 	moved.Client = netip.MustParseAddrPort("10.1.2.3:50000")
 	moved.Server = netip.MustParseAddrPort("10.1.2.1:22101")
-	late := sessiongen.Sample()
+	late := dissecttest.Sample()
 	shift(late, 36*time.Hour)
 	for k := len(late.Datagrams) / 2; k < len(late.Datagrams); k++ {
 		late.Datagrams[k].Time = late.Datagrams[k].Time.Add(700 * time.Millisecond)
@@ -162,7 +162,7 @@ func findEdit(res *Result, w wantDiff) *Edit {
 
 func TestDifferences(t *testing.T) {
 	base := samplePcap(t)
-	pcap := func(s *sessiongen.Session) []byte {
+	pcap := func(s *dissecttest.Session) []byte {
 		return writeFrames(t, framesOf(s), "pcap", layers.LinkTypeEthernet)
 	}
 	chat := pcap(mutateSample(t, true, chatHello, func(p []byte) { p[len(p)-1] = 'p' }))
@@ -171,16 +171,16 @@ func TestDifferences(t *testing.T) {
 		i := bytes.Index(p, []byte{0x49, 0x00, 0x93, 0x17})
 		p[i] ^= 0x10
 	}))
-	extra := sessiongen.Sample()
+	extra := dissecttest.Sample()
 	{
 		i := findDatagram(t, extra, true, chatHello)
-		p := transport.AppendHeader(nil, 2, 1)
-		p = transport.AppendData(p, transport.DataHeader{Reliable: true, Seq: 7},
+		p := transporttest.AppendHeader(nil, 2, 1)
+		p = transporttest.AppendData(p, transporttest.DataHeader{Reliable: true, Seq: 7},
 			[]byte{0x2C, 0x02, 0, 0, 0, 0x05, 0, 'a', 'g', 'a', 'i', 'n'})
-		d := sessiongen.Datagram{Time: extra.Datagrams[i].Time.Add(time.Millisecond), C2S: true, Plain: p}
+		d := dissecttest.Datagram{Time: extra.Datagrams[i].Time.Add(time.Millisecond), C2S: true, Plain: p}
 		extra.Datagrams = slices.Insert(extra.Datagrams, i+1, d)
 	}
-	missing := sessiongen.Sample()
+	missing := dissecttest.Sample()
 	{
 		i := findDatagram(t, missing, false, chatHello)
 		missing.Datagrams = slices.Delete(missing.Datagrams, i, i+1)
@@ -248,13 +248,13 @@ func anyEdit(res *Result, w wantDiff) *Edit {
 func TestOptions(t *testing.T) {
 	base := samplePcap(t)
 	chat := writeFrames(t, framesOf(mutateSample(t, true, chatHello, func(p []byte) { p[len(p)-1] = 'p' })), "pcap", layers.LinkTypeEthernet)
-	late := sessiongen.Sample()
+	late := dissecttest.Sample()
 	i := findDatagram(t, late, true, chatHello)
 	for k := i; k < len(late.Datagrams); k++ {
 		late.Datagrams[k].Time = late.Datagrams[k].Time.Add(time.Second)
 	}
 	latePcap := writeFrames(t, framesOf(late), "pcap", layers.LinkTypeEthernet)
-	moved := sessiongen.Sample()
+	moved := dissecttest.Sample()
 	moved.Client = netip.MustParseAddrPort("10.1.2.3:50000")
 	movedPcap := writeFrames(t, framesOf(moved), "pcap", layers.LinkTypeEthernet)
 	cases := []struct {
@@ -290,11 +290,11 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-// rewriteShared copies a shared capture through fn, which may change a
+// rewriteReal copies a real capture through fn, which may change a
 // frame in place or drop it; it returns the original and the copy.
-func rewriteShared(t *testing.T, name string, fn func(p *capture.Packet) (keep bool)) (orig, out []byte) {
+func rewriteReal(t *testing.T, name string, fn func(p *capture.Packet) (keep bool)) (orig, out []byte) {
 	t.Helper()
-	path := filepath.Join(sharedDir(t), "captures", name)
+	path := filepath.Join(captures, name)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func rewriteShared(t *testing.T, name string, fn func(p *capture.Packet) (keep b
 // mutateStateUpdate flips a bit of the speed of the StateUpdate in frame 112
 // of openbc-session-3 (deciphered, changed, enciphered again).
 func mutateStateUpdate(t *testing.T) (orig, out []byte) {
-	return rewriteShared(t, "openbc-session-3.pcap", func(p *capture.Packet) bool {
+	return rewriteReal(t, "openbc-session-3.pcap", func(p *capture.Packet) bool {
 		if p.Frame == 112 {
 			pl := p.Payload
 			cipher.Decrypt(pl)
@@ -355,7 +355,7 @@ func TestRealCaptureVariants(t *testing.T) {
 
 	// Dropping a retransmitted copy (frame 2121, s2c seq 89 resent) is no
 	// difference, unless retransmissions count.
-	_, fewer := rewriteShared(t, "openbc-session-3.pcap", func(p *capture.Packet) bool { return p.Frame != 2121 })
+	_, fewer := rewriteReal(t, "openbc-session-3.pcap", func(p *capture.Packet) bool { return p.Frame != 2121 })
 	oc, nc := load(t, "old", orig), load(t, "new", fewer)
 	if res := Compare(oc, nc, Options{}); !res.Equal() {
 		var buf bytes.Buffer
@@ -369,9 +369,9 @@ func TestRealCaptureVariants(t *testing.T) {
 		t.Fatalf("--retransmits misses the dropped resend:\n%s", buf.String())
 	}
 
-	// Every shared capture equals itself, its pcapng copy and its trace.
+	// Every real capture equals itself, its pcapng copy and its trace.
 	for _, name := range []string{"stock-excerpts.pcap", "openbc-session-2.pcap", "openbc-session-3.pcap"} {
-		orig, copied := rewriteShared(t, name, func(*capture.Packet) bool { return true })
+		orig, copied := rewriteReal(t, name, func(*capture.Packet) bool { return true })
 		png := toPcapng(t, orig)
 		for _, other := range [][]byte{orig, copied, png, traceOf(t, orig)} {
 			res := Compare(load(t, "old", orig), load(t, "new", other), Options{Retransmits: true, Addresses: true, Timing: true})

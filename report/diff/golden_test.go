@@ -12,8 +12,8 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/bcdump/bcdump/dissect/sessiongen"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -49,8 +49,8 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // sampleVariant is the sample with four differences: the client's chat
 // text, one checksum content hash, an extra chat message and the host's
 // relayed chat missing.
-func sampleVariant(t testing.TB) *sessiongen.Session {
-	s := sessiongen.Sample()
+func sampleVariant(t testing.TB) *dissecttest.Session {
+	s := dissecttest.Sample()
 	edit := func(c2s bool, sub []byte, fn func(p []byte)) {
 		i := findDatagram(t, s, c2s, sub)
 		s.Datagrams[i].Plain = slices.Clone(s.Datagrams[i].Plain)
@@ -63,10 +63,10 @@ func sampleVariant(t testing.TB) *sessiongen.Session {
 	i := findDatagram(t, s, false, chatHello)
 	s.Datagrams = slices.Delete(s.Datagrams, i, i+1)
 	i = findDatagram(t, s, true, []byte("hellp"))
-	p := transport.AppendHeader(nil, 2, 1)
-	p = transport.AppendData(p, transport.DataHeader{Reliable: true, Seq: 7},
+	p := transporttest.AppendHeader(nil, 2, 1)
+	p = transporttest.AppendData(p, transporttest.DataHeader{Reliable: true, Seq: 7},
 		[]byte{0x2C, 0x02, 0, 0, 0, 0x05, 0, 'a', 'g', 'a', 'i', 'n'})
-	s.Datagrams = slices.Insert(s.Datagrams, i+1, sessiongen.Datagram{Time: s.Datagrams[i].Time.Add(time.Millisecond), C2S: true, Plain: p})
+	s.Datagrams = slices.Insert(s.Datagrams, i+1, dissecttest.Datagram{Time: s.Datagrams[i].Time.Add(time.Millisecond), C2S: true, Plain: p})
 	return s
 }
 

@@ -1,4 +1,4 @@
-package sessiongen
+package dissecttest
 
 import (
 	"bytes"

@@ -9,35 +9,8 @@ import (
 	"testing"
 )
 
-// sharedRoot locates the read-only reference tree ../shared next to the repo
-// root. Tests skip without it unless BCDUMP_REQUIRE_SHARED=1. Every test
-// of this package that reads ../shared goes through it.
-func sharedRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			dir = ""
-			break
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if fi, err := os.Stat(shared); dir == "" || err != nil || !fi.IsDir() {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("shared reference tree not found (looked for %s); BCDUMP_REQUIRE_SHARED=1", shared)
-		}
-		t.Skipf("shared reference tree not found at %s; skipping tests on shared material", shared)
-	}
-	return shared
-}
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../testdata"
 
 // gameMsg is one unfragmented 0x32 payload of a decrypted datagram.
 type gameMsg struct {
@@ -50,7 +23,7 @@ type gameMsg struct {
 // (decrypted stock datagrams, seed 003 trace included) in capture order.
 func stockMessages(t testing.TB) []gameMsg {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedRoot(t), "captures", "stock-excerpts.source.jsonl"))
+	f, err := os.Open(filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,13 +95,25 @@ func dataPayloads(t testing.TB, d []byte) [][]byte {
 	return out
 }
 
+// stockPayloads returns the stock payloads starting with the given opcode.
+func stockPayloads(t testing.TB, op byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, m := range stockMessages(t) {
+		if len(m.Payload) > 0 && m.Payload[0] == op {
+			out = append(out, m.Payload)
+		}
+	}
+	return out
+}
+
 // stockPayload returns the first stock payload starting with the given
 // opcode and round byte.
 func stockPayload(t testing.TB, op, round byte) []byte {
 	t.Helper()
-	for _, m := range stockMessages(t) {
-		if len(m.Payload) >= 2 && m.Payload[0] == op && m.Payload[1] == round {
-			return m.Payload
+	for _, p := range stockPayloads(t, op) {
+		if len(p) >= 2 && p[1] == round {
+			return p
 		}
 	}
 	t.Fatalf("no stock payload %02X %02X", op, round)

@@ -1,4 +1,4 @@
-package sessiongen
+package dissecttest
 
 import (
 	"net/netip"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // AnomalyStart is the fixed start time of the anomaly sessions.
@@ -23,7 +24,7 @@ type anomalyScript struct {
 	script func(s *Session)
 }
 
-// anomalyScripts lists, per anomaly code that no shared capture shows, the
+// anomalyScripts lists, per anomaly code that no real capture shows, the
 // README's example for it, in the README's order.
 var anomalyScripts = append(transportScripts, checksumScripts...)
 
@@ -50,16 +51,16 @@ var transportScripts = []anomalyScript{
 	{anomaly.FragmentIncomplete, fragmentIncomplete},
 	{anomaly.ReassemblyOverflow, reassemblyOverflow},
 	{anomaly.FragmentBadTotal, func(s *Session) {
-		s.Add(100*time.Millisecond, true, dataDG(transport.DataHeader{Reliable: true, Fragment: true}, checksumRespHead))
+		s.Add(100*time.Millisecond, true, dataDG(transporttest.DataHeader{Reliable: true, Fragment: true}, checksumRespHead))
 	}},
 	{anomaly.FragmentUnreliable, func(s *Session) {
-		s.Add(100*time.Millisecond, true, dataDG(transport.DataHeader{Fragment: true, FragTotal: 2}, checksumRespHead))
+		s.Add(100*time.Millisecond, true, dataDG(transporttest.DataHeader{Fragment: true, FragTotal: 2}, checksumRespHead))
 	}},
 	{anomaly.PeerTimeout, peerTimeout},
 	{anomaly.TrackingLimit, trackingLimit},
 }
 
-// AnomalyCodes lists the anomaly codes Anomaly reproduces: those no shared
+// AnomalyCodes lists the anomaly codes Anomaly reproduces: those no real
 // capture shows.
 func AnomalyCodes() []anomaly.Code {
 	codes := make([]anomaly.Code, len(anomalyScripts))
@@ -93,9 +94,9 @@ func connectPrefix() *Session {
 	s := New(netip.MustParseAddrPort("192.168.1.20:2655"), netip.MustParseAddrPort("192.168.1.10:22101"), AnomalyStart)
 	s.AddHex(0, true, "FF 01 03 0F C0 00 00 0A 0A 0A EF 5F 0A 00 00 00 00")
 	s.AddHex(20*time.Millisecond, false, "01 02 03 06 C0 00 00 02 32 1B 80 00 00 20 00 08 00 73 63 72 69 70 74 73 2F 07 00 41 70 70 2E 70 79 63 20")
-	dg := transport.AppendHeader(nil, 2, 2)
-	dg = transport.AppendACK(dg, 0, true, false, 0)
-	dg = transport.AppendLow(dg, transport.TypePeerInfo, true, true, 1, transport.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2"))
+	dg := transporttest.AppendHeader(nil, 2, 2)
+	dg = transporttest.AppendACK(dg, 0, true, false, 0)
+	dg = transporttest.AppendLow(dg, transport.TypePeerInfo, true, true, 1, transporttest.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2"))
 	s.Add(15*time.Millisecond, true, dg)
 	return s
 }
@@ -105,8 +106,8 @@ func connectPrefix() *Session {
 var checksumRespHead = []byte{0x21, 0x02, 0xC4, 0xD1, 0x17, 0xC0}
 
 // dataDG is a client datagram holding one type 0x32 message.
-func dataDG(h transport.DataHeader, payload []byte) []byte {
-	return transport.AppendData(transport.AppendHeader(nil, 2, 1), h, payload)
+func dataDG(h transporttest.DataHeader, payload []byte) []byte {
+	return transporttest.AppendData(transporttest.AppendHeader(nil, 2, 1), h, payload)
 }
 
 // chat is a Chat 0x2C payload from peer 2 (protocol-facts 7.7).
@@ -118,15 +119,15 @@ func chat(text string) []byte {
 // retransmitDiffers: the client sends a chat, then after the stock 1 s
 // retransmit delay sends other text under the same seq; the host ACKs it.
 func retransmitDiffers(s *Session) {
-	s.Add(100*time.Millisecond, true, dataDG(transport.DataHeader{Reliable: true, Ordered: true}, chat("hello")))
-	s.Add(time.Second, true, dataDG(transport.DataHeader{Reliable: true, Ordered: true}, chat("hellO")))
-	s.Add(20*time.Millisecond, false, transport.AppendACK(transport.AppendHeader(nil, 1, 1), 0, false, false, 0))
+	s.Add(100*time.Millisecond, true, dataDG(transporttest.DataHeader{Reliable: true, Ordered: true}, chat("hello")))
+	s.Add(time.Second, true, dataDG(transporttest.DataHeader{Reliable: true, Ordered: true}, chat("hellO")))
+	s.Add(20*time.Millisecond, false, transporttest.AppendACK(transporttest.AppendHeader(nil, 1, 1), 0, false, false, 0))
 }
 
 // fragmentIncomplete: fragments 0 and 2 of a three-fragment message (c2s
 // high seq 7); fragment 1 never comes.
 func fragmentIncomplete(s *Session) {
-	h := transport.DataHeader{Reliable: true, Ordered: true, Seq: 7, Fragment: true, FragTotal: 3}
+	h := transporttest.DataHeader{Reliable: true, Ordered: true, Seq: 7, Fragment: true, FragTotal: 3}
 	s.Add(100*time.Millisecond, true, dataDG(h, checksumRespHead[:4]))
 	h.FragIdx = 2
 	s.Add(50*time.Millisecond, true, dataDG(h, checksumRespHead[2:]))
@@ -144,10 +145,10 @@ func reassemblyOverflow(s *Session) {
 		if seq == 0 {
 			dt = 100 * time.Millisecond
 		}
-		s.Add(dt, true, dataDG(transport.DataHeader{Reliable: true, Ordered: true, Seq: seq, Fragment: true, FragTotal: 2}, msg[:5]))
+		s.Add(dt, true, dataDG(transporttest.DataHeader{Reliable: true, Ordered: true, Seq: seq, Fragment: true, FragTotal: 2}, msg[:5]))
 	}
 	for seq := uint16(1); seq < n; seq++ {
-		s.Add(5*time.Millisecond, true, dataDG(transport.DataHeader{Reliable: true, Ordered: true, Seq: seq, Fragment: true, FragIdx: 1}, msg[5:]))
+		s.Add(5*time.Millisecond, true, dataDG(transporttest.DataHeader{Reliable: true, Ordered: true, Seq: seq, Fragment: true, FragIdx: 1}, msg[5:]))
 	}
 }
 
@@ -167,6 +168,6 @@ func peerTimeout(s *Session) {
 // more than the transport.DefaultMaxTrackedMessages a window remembers.
 func trackingLimit(s *Session) {
 	for seq := range uint16(300) {
-		s.Add(10*time.Millisecond, true, dataDG(transport.DataHeader{Reliable: true, Ordered: true, Seq: seq}, chat("spam")))
+		s.Add(10*time.Millisecond, true, dataDG(transporttest.DataHeader{Reliable: true, Ordered: true, Seq: seq}, chat("spam")))
 	}
 }

@@ -1,4 +1,4 @@
-package sessiongen
+package dissecttest
 
 import (
 	"net/netip"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // Seed001Acks says how the host answers the fragments of the stuck message
@@ -68,18 +69,18 @@ func Seed001(acks Seed001Acks) *Session {
 	atHex := func(t time.Duration, c2s bool, h string) { at(t, c2s, mustHex(h)) }
 	ack := func(idx uint8) []byte {
 		if acks == Seed001AcksWithoutFragFlag {
-			return transport.AppendACK(nil, Seed001Seq, false, false, 0)
+			return transporttest.AppendACK(nil, Seed001Seq, false, false, 0)
 		}
-		return transport.AppendACK(nil, Seed001Seq, false, true, idx)
+		return transporttest.AppendACK(nil, Seed001Seq, false, true, idx)
 	}
 
 	// Connect, peer info and checksum rounds 0 and 1, as in the sample.
 	atHex(0, true, "FF 01 03 0F C0 00 00 0A 0A 0A EF 5F 0A 00 00 00 00")
 	atHex(20*ms, false, "01 02 03 06 C0 00 00 02 32 1B 80 00 00 20 00 08 00 73 63 72 69 70 74 73 2F 07 00 41 70 70 2E 70 79 63 20")
-	peer := transport.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2")
-	dg := transport.AppendHeader(nil, 2, 2)
-	dg = transport.AppendACK(dg, 0, true, false, 0)
-	dg = transport.AppendLow(dg, transport.TypePeerInfo, true, true, 1, peer)
+	peer := transporttest.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2")
+	dg := transporttest.AppendHeader(nil, 2, 2)
+	dg = transporttest.AppendACK(dg, 0, true, false, 0)
+	dg = transporttest.AppendLow(dg, transport.TypePeerInfo, true, true, 1, peer)
 	at(35*ms, true, dg)
 	atHex(40*ms, false, "01 02 01 01 00 02 00 16 C0 01 00 02 0A 0A 0A EF 43 00 61 00 64 00 79 00 32 00 00 00")
 	atHex(80*ms, true, "02 01 32 1A 80 00 00 21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8 00")
@@ -98,11 +99,11 @@ func Seed001(acks Seed001Acks) *Session {
 		if withAck {
 			n = 2
 		}
-		dg := transport.AppendHeader(nil, 2, n)
+		dg := transporttest.AppendHeader(nil, 2, n)
 		if withAck {
-			dg = transport.AppendACK(dg, 2, false, false, 0)
+			dg = transporttest.AppendACK(dg, 2, false, false, 0)
 		}
-		return transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: Seed001Seq, Fragment: true,
+		return transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: Seed001Seq, Fragment: true,
 			FragIdx: uint8(i), FragTotal: uint8(len(frags))}, frags[i])
 	}
 	for i := range frags {
@@ -116,17 +117,17 @@ func Seed001(acks Seed001Acks) *Session {
 		atHex(first+55*ms, false, "01 01 01 02 00 01 00")
 		atHex(first+75*ms, false, "01 03 01 02 00 01 01 01 02 00 01 02 32 21 80 03 00 20 03 10 00 73 63 72 69 70 74 73 2F 6D 61 69 6E 6D 65 6E 75 05 00 2A 2E 70 79 63 20")
 	case Seed001AcksWithoutFragFlag:
-		at(first+55*ms, false, append(transport.AppendHeader(nil, 1, 1), ack(0)...))
-		at(first+75*ms, false, slices.Concat(transport.AppendHeader(nil, 1, 3), ack(1), ack(2), round3))
+		at(first+55*ms, false, append(transporttest.AppendHeader(nil, 1, 1), ack(0)...))
+		at(first+75*ms, false, slices.Concat(transporttest.AppendHeader(nil, 1, 3), ack(1), ack(2), round3))
 	default:
-		at(first+75*ms, false, slices.Concat(transport.AppendHeader(nil, 1, 1), round3))
+		at(first+75*ms, false, slices.Concat(transporttest.AppendHeader(nil, 1, 1), round3))
 	}
 	// Trace #22, #23: round 3 response, round 0xFF request.
 	atHex(first+105*ms, true, "02 02 01 03 00 00 32 2E 80 03 00 21 03 5D 47 09 34 04 00 8B 66 46 58 7C 74 09 89 9D D2 70 43 C1 BB 58 B8 A2 9F DD E9 AD D0 8C 2C 23 1D 4D B5 A7 30 B1 2D 00")
 	atHex(first+135*ms, false, "01 02 01 03 00 00 32 24 80 04 00 20 FF 13 00 53 63 72 69 70 74 73 2F 4D 75 6C 74 69 70 6C 61 79 65 72 05 00 2A 2E 70 79 63 21")
-	dg = transport.AppendHeader(nil, 2, 2)
-	dg = transport.AppendACK(dg, 4, false, false, 0)
-	dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: 4}, roundFFResponse())
+	dg = transporttest.AppendHeader(nil, 2, 2)
+	dg = transporttest.AppendACK(dg, 4, false, false, 0)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: 4}, roundFFResponse())
 	at(first+165*ms, true, dg)
 	// Trace #25: ChecksumComplete + Settings + GameInit; the client ACKs.
 	atHex(first+195*ms, false, "01 03 32 06 80 05 00 28 32 33 80 06 00 00 00 00 05 42 61 00 25 00 4D 75 6C 74 69 70 6C 61 79 65 72 2E 45 70 69 73 6F 64 65 2E 4D 69 73 73 69 6F 6E 31 2E 4D 69 73 73 69 6F 6E 31 32 06 80 07 00 01")
@@ -143,7 +144,7 @@ func Seed001(acks Seed001Acks) *Session {
 			at(t+time.Duration(i)*seed001FragSpace, true, fragDG(i, false))
 		}
 		if acks != Seed001AcksLost {
-			at(t+50*ms, false, slices.Concat(transport.AppendHeader(nil, 1, 3), ack(0), ack(1), ack(2)))
+			at(t+50*ms, false, slices.Concat(transporttest.AppendHeader(nil, 1, 3), ack(0), ack(1), ack(2)))
 		}
 	}
 

@@ -1,10 +1,37 @@
-package transport
+// Package transporttest builds plaintext BC transport datagrams for tests
+// and the sample generator (dissect/dissecttest). The Append* encoders trust
+// their arguments; decoding real bytes is what package transport is for.
+//
+// It does not import package transport, so transport's own tests can use
+// it: the wire constants below are written from the protocol, not shared
+// with the decoder, which keeps the encoder an independent check on it.
+package transporttest
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unicode/utf16"
+)
 
-// The Append* encoders build plaintext datagrams for tests and the sample
-// generator. They trust their arguments; decoding real bytes is what the
-// dissector is for.
+// Transport types the encoders write themselves.
+const (
+	typeACK  = 0x01
+	typeData = 0x32
+)
+
+// flags_len bits.
+const (
+	flagReliable = 0x8000
+	flagOrdered  = 0x4000
+	flagFragment = 0x2000 // type 0x32 only
+	lowLenMask   = 0x3FFF // 14-bit length of the low types
+	dataLenMask  = 0x1FFF // 13-bit length of type 0x32
+)
+
+// ACK flag bits.
+const (
+	ackFlagFrag = 0x01 // a fragment is acknowledged; frag_idx follows
+	ackFlagLow  = 0x02 // acknowledges a low-type message
+)
 
 // AppendHeader appends the datagram header: sender peer id and msg_count.
 func AppendHeader(dst []byte, peerID, msgCount uint8) []byte {
@@ -21,7 +48,7 @@ func AppendACK(dst []byte, seq uint16, low, frag bool, fragIdx uint8) []byte {
 	if low {
 		flags |= ackFlagLow
 	}
-	dst = append(dst, byte(TypeACK))
+	dst = append(dst, typeACK)
 	dst = binary.LittleEndian.AppendUint16(dst, seq)
 	dst = append(dst, flags)
 	if frag {
@@ -31,8 +58,8 @@ func AppendACK(dst []byte, seq uint16, low, frag bool, fragIdx uint8) []byte {
 }
 
 // AppendLow appends a low-type message (0x00, 0x02-0x05) with its 14-bit
-// length header.
-func AppendLow(dst []byte, t Type, reliable, ordered bool, seq uint16, payload []byte) []byte {
+// length header. t is the message type: a transport.Type or a plain byte.
+func AppendLow[T ~uint8](dst []byte, t T, reliable, ordered bool, seq uint16, payload []byte) []byte {
 	hdr := 3
 	if reliable {
 		hdr += 2
@@ -83,7 +110,7 @@ func AppendData(dst []byte, h DataHeader, payload []byte) []byte {
 	if h.Fragment {
 		fl |= flagFragment
 	}
-	dst = append(dst, byte(TypeData))
+	dst = append(dst, typeData)
 	dst = binary.LittleEndian.AppendUint16(dst, fl)
 	if h.Reliable {
 		dst = binary.LittleEndian.AppendUint16(dst, h.Seq)
@@ -95,4 +122,15 @@ func AppendData(dst []byte, h DataHeader, payload []byte) []byte {
 		}
 	}
 	return append(dst, payload...)
+}
+
+// AppendPeerInfo appends a type 0x00 payload: peer id, IPv4 address and the
+// player name in UTF-16LE with a 0x0000 terminator.
+func AppendPeerInfo(dst []byte, peerID uint8, addr [4]byte, name string) []byte {
+	dst = append(dst, peerID)
+	dst = append(dst, addr[:]...)
+	for _, r := range utf16.Encode([]rune(name)) {
+		dst = append(dst, byte(r), byte(r>>8))
+	}
+	return append(dst, 0, 0)
 }

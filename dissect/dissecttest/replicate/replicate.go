@@ -1,7 +1,7 @@
 // Package replicate builds long captures out of a short one, for benchmarks,
-// soak tests and the measuring script (.ci/measure): a real session played
-// back to back many times, as a server that hosts one game after another
-// would record it.
+// soak tests and the measuring script (.ci/measure runs it as
+// dissect/dissecttest/cmd/replicate): a real session played back to back
+// many times, as a server that hosts one game after another would record it.
 //
 // Each copy follows the previous one in capture time (shifted by the source's
 // duration plus Gap), and each copy's clients get fresh UDP ports, as

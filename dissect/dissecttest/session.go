@@ -1,8 +1,10 @@
-// Package sessiongen builds deterministic BC sessions as packet captures:
-// the bundled sample, and scripted scenarios for tests (the stock
-// fragmented-ACK bug, live-capture replays). Datagrams are given as
-// plaintext and enciphered on output, exactly as a stock peer would send them.
-package sessiongen
+// Package dissecttest is test support for bcdump, in the manner of
+// net/http/httptest: it builds deterministic BC sessions as packet captures,
+// the bundled sample and scripted scenarios for tests (the stock
+// fragmented-ACK bug, every anomaly, live-capture replays). Datagrams are
+// given as plaintext and enciphered on output, exactly as a stock peer would
+// send them. No production package imports it.
+package dissecttest
 
 import (
 	"encoding/hex"
@@ -49,7 +51,7 @@ func (s *Session) Add(dt time.Duration, c2s bool, plain []byte) {
 func (s *Session) AddHex(dt time.Duration, c2s bool, h string) {
 	b, err := hex.DecodeString(strings.ReplaceAll(h, " ", ""))
 	if err != nil {
-		panic("sessiongen: bad hex in script: " + err.Error())
+		panic("dissecttest: bad hex in script: " + err.Error())
 	}
 	s.Add(dt, c2s, b)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -87,38 +86,4 @@ func readAll(t *testing.T, b []byte) []capture.Packet {
 		p.Payload = bytes.Clone(p.Payload)
 		out = append(out, p)
 	}
-}
-
-// TestGenerate writes a replicated capture for the measuring script
-// (.ci/measure) when BCDUMP_REPLICATE_OUT names the output file:
-// BCDUMP_REPLICATE_SRC is the source capture, BCDUMP_REPLICATE_COPIES the
-// number of copies. Without them it does nothing.
-func TestGenerate(t *testing.T) {
-	out := os.Getenv("BCDUMP_REPLICATE_OUT")
-	if out == "" {
-		t.Skip("BCDUMP_REPLICATE_OUT not set")
-	}
-	copies, err := strconv.Atoi(os.Getenv("BCDUMP_REPLICATE_COPIES"))
-	if err != nil {
-		t.Fatalf("BCDUMP_REPLICATE_COPIES: %v", err)
-	}
-	raw, err := os.ReadFile(os.Getenv("BCDUMP_REPLICATE_SRC"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Load(bytes.NewReader(raw), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Write(f, Options{Copies: copies}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s: %d copies, %d frames", out, copies, copies*src.Frames())
 }

@@ -1,4 +1,4 @@
-package sessiongen
+package dissecttest
 
 import (
 	"encoding/binary"
@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
+
+//go:generate go run ./cmd/gensample -o ../../testdata/sample.pcap
 
 // SampleStart is the fixed start time of the sample, so the capture is
 // byte-for-byte reproducible.
@@ -35,10 +38,10 @@ func Sample() *Session {
 	// Trace #2: ConnectAck + ChecksumReq round 0.
 	s.AddHex(20*ms, false, "01 02 03 06 C0 00 00 02 32 1B 80 00 00 20 00 08 00 73 63 72 69 70 74 73 2F 07 00 41 70 70 2E 70 79 63 20")
 	// Client: ACK the connect reply (low) and send its peer info (low seq 1).
-	peer := transport.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2")
-	dg := transport.AppendHeader(nil, 2, 2)
-	dg = transport.AppendACK(dg, 0, true, false, 0)
-	dg = transport.AppendLow(dg, transport.TypePeerInfo, true, true, 1, peer)
+	peer := transporttest.AppendPeerInfo(nil, 2, [4]byte{10, 10, 10, 239}, "Cady2")
+	dg := transporttest.AppendHeader(nil, 2, 2)
+	dg = transporttest.AppendACK(dg, 0, true, false, 0)
+	dg = transporttest.AppendLow(dg, transport.TypePeerInfo, true, true, 1, peer)
 	s.Add(15*ms, true, dg)
 	// Host: ACK it and echo the record (protocol-facts 4.2, V bytes).
 	s.AddHex(5*ms, false, "01 02 01 01 00 02 00 16 C0 01 00 02 0A 0A 0A EF 43 00 61 00 64 00 79 00 32 00 00 00")
@@ -55,12 +58,12 @@ func Sample() *Session {
 	// Round 2 response: fragmented like trace #18, each fragment ACKed.
 	frags := fragment(round2Response(), 405)
 	for i, f := range frags {
-		dg := transport.AppendHeader(nil, 2, 1)
+		dg := transporttest.AppendHeader(nil, 2, 1)
 		if i == 0 {
-			dg = transport.AppendHeader(nil, 2, 2)
-			dg = transport.AppendACK(dg, 2, false, false, 0)
+			dg = transporttest.AppendHeader(nil, 2, 2)
+			dg = transporttest.AppendACK(dg, 2, false, false, 0)
 		}
-		dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: 2, Fragment: true,
+		dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: 2, Fragment: true,
 			FragIdx: uint8(i), FragTotal: uint8(len(frags))}, f)
 		s.Add(25*ms, true, dg)
 	}
@@ -72,9 +75,9 @@ func Sample() *Session {
 	// Trace #23: ACK + ChecksumReq round 0xFF.
 	s.AddHex(30*ms, false, "01 02 01 03 00 00 32 24 80 04 00 20 FF 13 00 53 63 72 69 70 74 73 2F 4D 75 6C 74 69 70 6C 61 79 65 72 05 00 2A 2E 70 79 63 21")
 	// Round 0xFF response (one unfragmented message, like trace #24).
-	dg = transport.AppendHeader(nil, 2, 2)
-	dg = transport.AppendACK(dg, 4, false, false, 0)
-	dg = transport.AppendData(dg, transport.DataHeader{Reliable: true, Seq: 4}, roundFFResponse())
+	dg = transporttest.AppendHeader(nil, 2, 2)
+	dg = transporttest.AppendACK(dg, 4, false, false, 0)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: 4}, roundFFResponse())
 	s.Add(30*ms, true, dg)
 	// Trace #25: ChecksumComplete + Settings + GameInit.
 	s.AddHex(30*ms, false, "01 03 32 06 80 05 00 28 32 33 80 06 00 00 00 00 05 42 61 00 25 00 4D 75 6C 74 69 70 6C 61 79 65 72 2E 45 70 69 73 6F 64 65 2E 4D 69 73 73 69 6F 6E 31 2E 4D 69 73 73 69 6F 6E 31 32 06 80 07 00 01")

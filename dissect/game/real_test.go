@@ -15,33 +15,8 @@ import (
 	"github.com/bcdump/bcdump/transport"
 )
 
-// sharedDir finds ../shared beside the repository root. Tests that need it
-// skip on a fresh clone and fail when BCDUMP_REQUIRE_SHARED=1 (CI).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("BCDUMP_REQUIRE_SHARED") == "1" {
-			t.Fatalf("BCDUMP_REQUIRE_SHARED=1 but %s is missing: %v", shared, err)
-		}
-		t.Skipf("reference material %s is absent (fresh clone); skipping", shared)
-	}
-	return shared
-}
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../../testdata"
 
 // dataPayloads returns copies of the unfragmented type 0x32 payloads of one
 // decrypted datagram.
@@ -61,7 +36,7 @@ func dataPayloads(plain []byte) [][]byte {
 // TestStockExcerpts decodes every 0x32 payload of the stock excerpts (the
 // published decrypted stock packets) and requires all of them to fit.
 func TestStockExcerpts(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "captures", "stock-excerpts.source.jsonl")
+	path := filepath.Join(testdata, "captures", "stock-excerpts.source.jsonl")
 	fh, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +97,7 @@ func TestOpenBCCaptures(t *testing.T) {
 		{"openbc-session-3.pcap", 6000},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			stats, bad := decodeCapture(t, filepath.Join(sharedDir(t), "captures", tc.file))
+			stats, bad := decodeCapture(t, filepath.Join(testdata, "captures", tc.file))
 			var codes []int
 			for c := range stats {
 				codes = append(codes, int(c))

@@ -1,8 +1,7 @@
-package sessiongen
+package dissecttest
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,29 +9,21 @@ import (
 	"github.com/bcdump/bcdump/transport"
 )
 
-//go:generate go test -run TestSampleCapture -update-sample .
-
-var updateSample = flag.Bool("update-sample", false, "rewrite testdata/sample.pcap")
-
 var samplePath = filepath.Join("..", "..", "testdata", "sample.pcap")
 
-// The bundled sample must be exactly what the generator makes.
+// The bundled sample must be exactly what the generator (cmd/gensample,
+// which writes Sample().WritePcap) makes.
 func TestSampleCapture(t *testing.T) {
 	var buf bytes.Buffer
 	if err := Sample().WritePcap(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if *updateSample {
-		if err := os.WriteFile(samplePath, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	got, err := os.ReadFile(samplePath)
 	if err != nil {
-		t.Fatalf("%v (run go generate ./dissect/sessiongen)", err)
+		t.Fatalf("%v (run go generate ./dissect/dissecttest)", err)
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("%s differs from the generator's output; run go generate ./dissect/sessiongen", samplePath)
+		t.Fatalf("%s differs from the generator's output; run go generate ./dissect/dissecttest", samplePath)
 	}
 }
 

@@ -1,4 +1,4 @@
-package sessiongen
+package dissecttest
 
 import (
 	"time"
@@ -7,7 +7,7 @@ import (
 )
 
 // checksumScripts are the checksum handshake codes (protocol-facts 9) no
-// shared capture shows. The prefix ends with the host's stock round 0
+// real capture shows. The prefix ends with the host's stock round 0
 // request (trace #2) unanswered.
 var checksumScripts = []anomalyScript{
 	{anomaly.ChecksumRoundOrder, func(s *Session) {
