@@ -21,7 +21,7 @@ var updateAnomalies = flag.Bool("update-anomalies", false, "rewrite testdata/gol
 const anomaliesGolden = testdata + "/golden/anomalies.table"
 
 const anomaliesGoldenHeader = `# The README's anomaly examples: per code, the capture, the "bcdump read"
-# table line and the anomaly's message. Regenerate (with ../shared present):
+# table line and the anomaly's message. Regenerate:
 #   go test ./cmd/bcdump -run Anomal -update-anomalies
 `
 
@@ -98,15 +98,12 @@ func realCase(name string, withManifest bool) func(t *testing.T) (string, []stri
 // anomalyCases is every anomaly code with the capture the README quotes
 // for it, in README order.
 func anomalyCases() []anomalyCase {
-	// The golden file (and the README block it is pasted into) still names
-	// the generator by its old package name, sessiongen; the labels keep it
-	// so the file stays byte for byte what it was.
 	gen := func(code anomaly.Code, frame int, event bool, also ...anomaly.Code) anomalyCase {
-		return anomalyCase{code: code, source: fmt.Sprintf("generated: sessiongen.Anomaly(%q)", code),
+		return anomalyCase{code: code, source: fmt.Sprintf("generated: dissecttest.Anomaly(%q)", code),
 			capture: generatedCapture(code), frame: frame, event: event, generated: true, also: also}
 	}
 	seed := func(code anomaly.Code, v dissecttest.Seed001Acks) anomalyCase {
-		return anomalyCase{code: code, source: "generated: sessiongen.Seed001(" + v.String() + ")",
+		return anomalyCase{code: code, source: "generated: dissecttest.Seed001(" + v.String() + ")",
 			capture: seed001Capture(v), frame: seed001Frame, event: true, generated: true, also: []anomaly.Code{anomaly.Retransmit}}
 	}
 	captured := func(code anomaly.Code, name string, frame int, manifest ...bool) anomalyCase {
