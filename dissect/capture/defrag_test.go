@@ -55,19 +55,12 @@ func FuzzDefrag(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		frames := defragFrames(b)
 		r := openBytes(t, pcapFile(t, layers.LinkTypeRaw, false, false, framesOf(frames)), Options{})
-		var p Packet
-		n := 0
-		for {
-			err := r.Next(&p)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n++; n > 2*len(frames) {
-				t.Fatalf("%d datagrams from %d frames", n, len(frames))
-			}
+		got, err := readAll(t, r)
+		if err != io.EOF {
+			t.Fatal(err)
+		}
+		if len(got) > 2*len(frames) {
+			t.Fatalf("%d datagrams from %d frames", len(got), len(frames))
 		}
 		if len(r.frag.pend) != 0 || r.frag.bytes != 0 {
 			t.Errorf("%d datagrams, %d bytes still pending at the end", len(r.frag.pend), r.frag.bytes)
