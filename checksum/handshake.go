@@ -160,6 +160,15 @@ func (h *Handshake) Unseen() {
 	h.answered = true
 }
 
+// Gap tells h that the capture cut messages of this flow short (snap
+// length) that may have been part of the handshake: its position is lost,
+// so, as for a partial handshake, the next checksum message sets it and
+// nothing is checked against what came before.
+func (h *Handshake) Gap() {
+	h.seen, h.Partial, h.answered = false, true, true
+	h.pending = h.pending[:0]
+}
+
 func nextName(i int) string {
 	if i >= len(Rounds) {
 		return "none"

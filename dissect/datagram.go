@@ -52,6 +52,10 @@ type Datagram struct {
 	Dir       Dir
 	Kind      Kind
 	Truncated bool // the capture cut the UDP payload short
+	// Missing is how many bytes of the UDP payload the capture lacks (when
+	// Truncated; 0 if unknown). A game datagram's messages then end with
+	// Transport.Cut, the message the cut runs through, when there is one.
+	Missing int
 
 	Raw   []byte // the UDP payload as captured (enciphered)
 	Plain []byte // deciphered (game) or the text itself (GameSpy)
@@ -59,6 +63,10 @@ type Datagram struct {
 	// Game datagrams.
 	Transport transport.Datagram
 	Msgs      []Message // parallel to Transport.Messages
+	// Cut is what the decoders made of Transport.Cut, the message the
+	// capture cut (when Transport.HasCut): its opcode when captured, no
+	// fields, no tracking.
+	Cut Message
 
 	// GameSpy datagrams.
 	GameSpy []KV
@@ -113,7 +121,7 @@ type Reassembled struct {
 }
 
 func (d *Datagram) reset() {
-	d.Truncated = false
+	d.Truncated, d.Missing = false, 0
 	d.Transport.Reset()
 	d.GameSpy = d.GameSpy[:0]
 	d.Anomalies = d.Anomalies[:0]

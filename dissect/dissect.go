@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strconv"
 	"time"
@@ -82,22 +83,72 @@ func (d *Dissector) Decode(dg *Datagram, p *capture.Packet) {
 	dg.Frame, dg.Time = p.Frame, p.Time
 	dg.Src, dg.Dst = p.Src, p.Dst
 	dg.Truncated = p.Truncated
+	dg.Missing = p.Missing
 	dg.Dir = S2C
 	if d.isGamePort(p.Dst.Port()) {
 		dg.Dir = C2S
 	}
 	dg.Raw = append(dg.Raw, p.Payload...)
 	dg.Plain = append(dg.Plain, p.Payload...)
+	captureNotes(dg, p)
 	if IsGameSpy(dg.Raw) {
 		dg.Kind = KindGameSpy
 		dg.GameSpy = parseGameSpy(dg.GameSpy, dg.Plain)
+		if dg.Truncated {
+			dg.Anomalies = append(dg.Anomalies, truncatedNote(dg))
+		}
 		return
 	}
 	dg.Kind = KindGame
 	cipher.Decrypt(dg.Plain)
-	transport.Decode(dg.Plain, &dg.Transport)
+	transport.DecodeCut(dg.Plain, dg.Missing, &dg.Transport)
 	dg.Anomalies = append(dg.Anomalies, dg.Transport.Anomalies...)
 	decodeMessages(dg)
+	if dg.Truncated {
+		dg.Anomalies = append(dg.Anomalies, truncatedNote(dg))
+	}
+}
+
+// captureNotes raises what the capture record itself says about the
+// datagram (its truncation is noted once the cut is known, in Decode).
+func captureNotes(dg *Datagram, p *capture.Packet) {
+	if p.FragsLost != "" {
+		dg.Anomalies = append(dg.Anomalies, anomaly.New(anomaly.IPFragmentIncomplete, anomaly.NoMsg, anomaly.NoOffset, "%s", p.FragsLost))
+	}
+	if n := p.LenExcess(); n > 0 {
+		ci := &p.CaptureInfo
+		dg.Anomalies = append(dg.Anomalies, anomaly.New(anomaly.CaplenExceedsLen, anomaly.NoMsg, anomaly.NoOffset,
+			"the capture record holds %d bytes, %d more than the packet's original length %d (a broken capture writer); all of them are decoded",
+			ci.CaptureLength, n, ci.Length))
+	}
+}
+
+// truncatedNote says how much of dg the capture lacks and what that cost.
+func truncatedNote(dg *Datagram) anomaly.Anomaly {
+	a := anomaly.Anomaly{Code: anomaly.Truncated, Msg: anomaly.NoMsg, Offset: anomaly.NoOffset}
+	if dg.Missing == 0 {
+		a.Message = "the capture holds less of the packet than its IP header claims; the UDP payload is whole"
+		return a
+	}
+	b := make([]byte, 0, 160)
+	b = fmt.Appendf(b, "the capture holds %d of the datagram's %d bytes: %d missing (snap length)",
+		len(dg.Raw), len(dg.Raw)+dg.Missing, dg.Missing)
+	if dg.Kind == KindGame {
+		t := &dg.Transport
+		if t.HasCut {
+			m := &t.Cut
+			a.Offset = m.Offset
+			b = fmt.Appendf(b, "; message %d (%s) cut after %d bytes", len(t.Messages), m.Type.Name(), len(dg.Plain)-m.Offset)
+			if m.Len > 0 {
+				b = fmt.Appendf(b, " of %d", m.Len)
+			}
+		}
+		if t.Uncaptured > 0 {
+			b = fmt.Appendf(b, "; %d more not captured", t.Uncaptured)
+		}
+	}
+	a.Message = string(b)
+	return a
 }
 
 // Advance is the stateful half of Packet: relative time, per-flow tracking,
@@ -111,7 +162,7 @@ func (d *Dissector) Advance(dg *Datagram) {
 	if dg.Kind != KindGame {
 		return
 	}
-	d.trackFlow(dg, len(dg.Raw))
+	d.trackFlow(dg, len(dg.Raw)+dg.Missing)
 }
 
 // trackFlow feeds the per-flow reconstructor and decodes what it reassembled.
@@ -154,6 +205,12 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 }
 
 func decodeMessages(dg *Datagram) {
+	cut := &dg.Transport.Cut
+	dg.Cut.Payload.reset(cut.Payload)
+	dg.Cut.Reassembled, dg.Cut.Track = nil, transport.MsgInfo{}
+	if dg.Transport.HasCut && cut.Type == transport.TypeData && !(cut.Fragment && cut.FragIdx != 0) && len(cut.Payload) > 0 {
+		dg.Cut.Opcode = game.Lookup(cut.Payload[0]) // the cut payload is not decoded
+	}
 	n := len(dg.Transport.Messages)
 	if cap(dg.Msgs) < n {
 		dg.Msgs = append(dg.Msgs[:cap(dg.Msgs)], make([]Message, n-cap(dg.Msgs))...)
@@ -219,9 +276,28 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 // input of unknown size, which may be a live pipe where a datagram must not
 // wait for later ones, and a single CPU take the one-goroutine path
 // (RunSerial). Both give fn the same datagrams.
+//
+// The reader's notes (fragmented datagrams given up whose ports are
+// unknown) are held as events for Finish.
 func (d *Dissector) Run(r *capture.Reader, fn func(*Datagram) error) error {
+	var err error
 	if _, total := r.Progress(); total < 0 || runtime.GOMAXPROCS(0) < 2 {
-		return d.RunSerial(r, fn)
+		err = d.RunSerial(r, fn)
+	} else {
+		err = d.RunParallel(r, 0, fn)
 	}
-	return d.RunParallel(r, 0, fn)
+	d.ReaderNotes(r.TakeNotes())
+	return err
+}
+
+// ReaderNotes holds notes of the capture reader as events for Finish, with
+// the side on a game port as the server.
+func (d *Dissector) ReaderNotes(notes []capture.Note) {
+	for _, n := range notes {
+		e := Event{Frame: n.Frame, Time: n.Time, Client: n.Src, Server: n.Dst, Anomaly: n.Anomaly}
+		if d.isGamePort(n.Src.Port()) {
+			e.Client, e.Server = n.Dst, n.Src
+		}
+		d.hold([]Event{e})
+	}
 }

@@ -29,6 +29,7 @@ type handshakes struct {
 type hsFlow struct {
 	hs      checksum.Handshake
 	connect bool // a Connect (request or assignment) of this flow was seen
+	gap     bool // the capture cut game data of this flow (Handshake.Gap)
 }
 
 // analyzeHandshake feeds the delivered game payloads of dg to its flow's
@@ -40,11 +41,15 @@ func (d *Dissector) analyzeHandshake(dg *Datagram, fl transport.Flow) {
 	if d.manifest != nil {
 		d.resolveNames(dg)
 	}
-	if !handshakeRelevant(dg) {
+	cut := cutGameData(dg)
+	if !cut && !handshakeRelevant(dg) {
 		return // most datagrams
 	}
 	s := &d.hs
 	f, _ := fl.State().(*hsFlow)
+	if cut && f != nil {
+		defer func() { f.gap = true; f.hs.Gap() }() // after the whole messages
+	}
 	fromHost := dg.Dir == S2C
 	for i := range dg.Transport.Messages {
 		tm := &dg.Transport.Messages[i]
@@ -89,7 +94,7 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, fl transport.Flow, dg *Datagr
 		f = newHsFlow(fl, nil)
 	}
 	f.hs.Manifest = d.manifest
-	f.hs.Partial = !f.connect
+	f.hs.Partial = !f.connect || f.gap
 	s.found = f.hs.Feed(s.found[:0], fromHost, p)
 	same, folded := 0, 0
 	for j, fd := range s.found {
@@ -160,6 +165,13 @@ func handshakeRelevant(dg *Datagram) bool {
 		}
 	}
 	return false
+}
+
+// cutGameData reports whether the capture cut a game payload (or what may
+// have been one) from dg.
+func cutGameData(dg *Datagram) bool {
+	t := &dg.Transport
+	return t.Uncaptured > 0 || t.HasCut && (t.CutInHeader || t.Cut.Type == transport.TypeData)
 }
 
 // missedClientData reports whether message i of dg is the host's ACK for

@@ -115,6 +115,21 @@ func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
 		b = appendHexdump(b, d.Plain[m.Offset:m.Offset+m.Len], m.Offset, "      ")
 		end = m.Offset + m.Len
 	}
+	if t := &d.Transport; t.HasCut {
+		m := &t.Cut
+		b = append(b, "  [cut] 0x"...)
+		b = appendHex4(b, m.Offset)
+		b = append(b, "-0x"...)
+		b = appendHex4(b, len(d.Plain)-1)
+		b = append(b, ' ')
+		b = appendCutBrief(b, d)
+		b = append(b, '\n')
+		if !t.CutInHeader {
+			b = appendHeaderFields(b, m)
+		}
+		b = appendHexdump(b, d.Plain[m.Offset:], m.Offset, "      ")
+		end = len(d.Plain)
+	}
 	if end < len(d.Plain) {
 		b = append(b, "  undecoded bytes:\n"...)
 		b = appendHexdump(b, d.Plain[end:], end, "      ")

@@ -119,6 +119,10 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
 	if d.Truncated {
 		b = appendKey(b, &first, "truncated")
 		b = append(b, "true"...)
+		if d.Missing > 0 {
+			b = appendKey(b, &first, "truncated_bytes")
+			b = strconv.AppendInt(b, int64(d.Missing), 10)
+		}
 	}
 	if d.Kind == dissect.KindGameSpy {
 		b = appendKey(b, &first, "text")
@@ -150,6 +154,14 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
 			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i], fc)
 		}
 		b = append(b, ']')
+		if t := &d.Transport; t.HasCut {
+			b = appendKey(b, &first, "cut")
+			b = appendCutJSON(b, d, fc)
+		}
+		if n := d.Transport.Uncaptured; n > 0 {
+			b = appendKey(b, &first, "uncaptured_msgs")
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
 		if len(d.Transport.Messages) == 0 || len(d.Anomalies) > 0 {
 			// Raw bytes stay visible where decoding could not explain them.
 			b = appendKey(b, &first, "plain_hex")
@@ -170,55 +182,87 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
 	return append(b, '}')
 }
 
+// appendCutJSON describes the message the capture cut: its header fields
+// as far as they were captured, "captured" (its bytes in the capture) and
+// "len" (its declared length, absent when not captured).
+func appendCutJSON(b []byte, d *dissect.Datagram, fc *floatCache) []byte {
+	t := &d.Transport
+	m := &t.Cut
+	first := true
+	b = append(b, '{')
+	if t.CutInHeader {
+		b = appendKey(b, &first, "type")
+		b = strconv.AppendInt(b, int64(m.Type), 10)
+		b = appendKey(b, &first, "type_name")
+		b = appendStr(b, m.Type.Name())
+		b = appendKey(b, &first, "offset")
+		b = strconv.AppendInt(b, int64(m.Offset), 10)
+		if m.Len > 0 {
+			b = appendKey(b, &first, "len")
+			b = strconv.AppendInt(b, int64(m.Len), 10)
+		}
+	} else {
+		b = appendMessageKeys(b, &first, m, &d.Cut, fc)
+	}
+	b = appendKey(b, &first, "captured")
+	b = strconv.AppendInt(b, int64(len(d.Plain)-m.Offset), 10)
+	return append(b, '}')
+}
+
 func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *floatCache) []byte {
 	first := true
 	b = append(b, '{')
-	b = appendKey(b, &first, "type")
+	b = appendMessageKeys(b, &first, m, dm, fc)
+	return append(b, '}')
+}
+
+// appendMessageKeys appends a message's keys inside an open object.
+func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message, fc *floatCache) []byte {
+	b = appendKey(b, first, "type")
 	b = strconv.AppendInt(b, int64(m.Type), 10)
-	b = appendKey(b, &first, "type_name")
+	b = appendKey(b, first, "type_name")
 	b = appendStr(b, m.Type.Name())
-	b = appendKey(b, &first, "offset")
+	b = appendKey(b, first, "offset")
 	b = strconv.AppendInt(b, int64(m.Offset), 10)
-	b = appendKey(b, &first, "len")
+	b = appendKey(b, first, "len")
 	b = strconv.AppendInt(b, int64(m.Len), 10)
 	if m.Type == transport.TypeACK {
-		b = appendKey(b, &first, "seq")
+		b = appendKey(b, first, "seq")
 		b = strconv.AppendUint(b, uint64(m.Seq), 10)
-		b = appendKey(b, &first, "ack_frag")
+		b = appendKey(b, first, "ack_frag")
 		b = appendBool(b, m.AckFrag)
-		b = appendKey(b, &first, "ack_low")
+		b = appendKey(b, first, "ack_low")
 		b = appendBool(b, m.AckLow)
 		if m.AckFrag {
-			b = appendKey(b, &first, "frag_idx")
+			b = appendKey(b, first, "frag_idx")
 			b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
 		}
-		b = appendTrackJSON(b, &first, dm)
-		return append(b, '}')
+		return appendTrackJSON(b, first, dm)
 	}
-	b = appendKey(b, &first, "reliable")
+	b = appendKey(b, first, "reliable")
 	b = appendBool(b, m.Reliable)
-	b = appendKey(b, &first, "ordered")
+	b = appendKey(b, first, "ordered")
 	b = appendBool(b, m.Ordered)
 	if m.Reliable {
-		b = appendKey(b, &first, "seq")
+		b = appendKey(b, first, "seq")
 		b = strconv.AppendUint(b, uint64(m.Seq), 10)
 	}
 	if m.Fragment {
-		b = appendKey(b, &first, "fragment")
+		b = appendKey(b, first, "fragment")
 		b = append(b, "true"...)
-		b = appendKey(b, &first, "frag_idx")
+		b = appendKey(b, first, "frag_idx")
 		b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
 		if m.HasFragTotal {
-			b = appendKey(b, &first, "frag_total")
+			b = appendKey(b, first, "frag_total")
 			b = strconv.AppendUint(b, uint64(m.FragTotal), 10)
 		}
 	}
-	b = appendKey(b, &first, "payload_len")
+	b = appendKey(b, first, "payload_len")
 	b = strconv.AppendInt(b, int64(len(m.Payload)), 10)
-	b = appendPayloadKeys(b, &first, &dm.Payload, fc)
-	b = appendTrackJSON(b, &first, dm)
+	b = appendPayloadKeys(b, first, &dm.Payload, fc)
+	b = appendTrackJSON(b, first, dm)
 	if r := dm.Reassembled; r != nil {
-		b = appendKey(b, &first, "reassembled")
+		b = appendKey(b, first, "reassembled")
 		rf := true
 		b = append(b, '{')
 		b = appendKey(b, &rf, "len")
@@ -228,7 +272,7 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *
 		b = appendPayloadKeys(b, &rf, &r.Payload, fc)
 		b = append(b, '}')
 	}
-	return append(b, '}')
+	return b
 }
 
 // appendPayloadKeys appends what was decoded of a payload (a message's own

@@ -124,7 +124,14 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 			}
 			b = t.pal.paint(b, c, s)
 		}
-		if len(d.Transport.Messages) == 0 && len(d.Plain) > 2 {
+		if d.Transport.HasCut {
+			if len(d.Transport.Messages) > 0 {
+				b = append(b, " |"...)
+			}
+			b = append(b, ' ')
+			b = t.pal.paint(b, t.pal.data, appendCutBrief(s[:0], d))
+		}
+		if len(d.Transport.Messages) == 0 && !d.Transport.HasCut && len(d.Plain) > 2 {
 			b = append(b, " raw="...)
 			b = appendHexPrefix(b, d.Plain[2:], 24)
 		}

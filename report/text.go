@@ -69,8 +69,29 @@ func appendBriefFields(b []byte, fs []game.Field, max int) []byte {
 // used by the table reporter, e.g. `ACK seq=2 frag=1` or
 // `DATA rel seq=3 ChecksumReq round=3 "scripts/mainmenu" "*.pyc"`.
 func appendMessageBrief(b []byte, dg *dissect.Datagram, i int) []byte {
-	m := &dg.Transport.Messages[i]
-	dm := &dg.Msgs[i]
+	return appendMsgBrief(b, dg, &dg.Transport.Messages[i], &dg.Msgs[i])
+}
+
+// appendCutBrief describes the message the capture cut (dg.Transport.Cut):
+// what its captured bytes tell, then `[cut: 12 of 40 bytes]`.
+func appendCutBrief(b []byte, dg *dissect.Datagram) []byte {
+	t := &dg.Transport
+	m := &t.Cut
+	if t.CutInHeader {
+		b = append(b, m.Type.Name()...)
+	} else {
+		b = appendMsgBrief(b, dg, m, &dg.Cut)
+	}
+	b = append(b, " [cut: "...)
+	b = strconv.AppendInt(b, int64(len(dg.Plain)-m.Offset), 10)
+	if m.Len > 0 {
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, int64(m.Len), 10)
+	}
+	return append(b, " bytes]"...)
+}
+
+func appendMsgBrief(b []byte, dg *dissect.Datagram, m *transport.Message, dm *dissect.Message) []byte {
 	if m.Type == transport.TypeACK {
 		b = append(b, "ACK seq="...)
 		b = strconv.AppendUint(b, uint64(m.Seq), 10)

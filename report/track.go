@@ -60,6 +60,8 @@ func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 		b = append(b, " [stale ack]"...)
 	case transport.AckMismatch:
 		b = append(b, " [ack mismatch]"...)
+	case transport.AckCut:
+		b = append(b, " [acks cut msg]"...)
 	}
 	if t.Retransmit {
 		b = append(b, " [retransmit #"...)

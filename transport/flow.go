@@ -166,6 +166,7 @@ type flow struct {
 	ch     [2][2]channel // [Dir][Channel]
 	reasm  []*reassembly
 	rbytes int
+	cuts   cutSeqs
 
 	st flowCounters
 
@@ -227,7 +228,7 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []anomaly.
 	for i := range dg.Anomalies {
 		f.count(dg.Anomalies[i].Code)
 	}
-	if p.Size > 0 || len(dg.Messages) > 0 {
+	if p.Size > dg.Missing || len(dg.Messages) > 0 {
 		t.checkPeerID(f, d, dg.PeerID)
 	}
 
@@ -250,6 +251,9 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []anomaly.
 			t.msgAnom(f, i, m, anomaly.FragmentUnreliable,
 				"fragment %d without the reliable bit has no seq to reassemble by", m.FragIdx)
 		}
+	}
+	if dg.Missing > 0 {
+		t.cut(f, d, dg)
 	}
 	anoms, t.canoms = t.canoms, nil
 	return anoms
@@ -409,6 +413,7 @@ func (t *Tracker) endSession(f *flow, why string) {
 			ch.reset()
 		}
 	}
+	f.cuts = cutSeqs{}
 }
 
 // checkTimeouts reports silent peers and expires old reassemblies.

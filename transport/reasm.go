@@ -26,6 +26,7 @@ type reassembly struct {
 	msg, off int
 	total    uint8
 	hasTotal bool
+	cut      bool // the capture cut one of its fragments: incomplete is no news
 	have     [4]uint64
 	part     [256]span
 	buf      []byte
@@ -149,6 +150,7 @@ func (t *Tracker) newReasm(f *flow, d Dir, seq uint16, frame int, ts int64, i, o
 	buf := r.buf[:0]
 	r.dir, r.seq, r.first, r.frame, r.msg, r.off = d, seq, ts, frame, i, off
 	r.total, r.hasTotal, r.have, r.buf = 0, false, [4]uint64{}, buf
+	r.cut = f.cuts.has(d, ChanHigh, seq)
 	f.reasm = append(f.reasm, r)
 	return r
 }
@@ -187,6 +189,10 @@ func (t *Tracker) overflow(f *flow, ri, i int, m *Message, why string) {
 // reasmIncomplete reports open reassembly ri as incomplete and drops it.
 func (t *Tracker) reasmIncomplete(f *flow, ri int, why string) {
 	r := f.reasm[ri]
+	if r.cut { // the truncated note on the cut fragment's datagram said it
+		t.abandon(f, r.dir, r.seq, ri)
+		return
+	}
 	t.flowEvent(f, r.frame, r.msg, r.off, r.first, anomaly.FragmentIncomplete,
 		"reassembly of %s seq %d incomplete %s: %s", r.dir, r.seq, why, r.state())
 	t.abandon(f, r.dir, r.seq, ri)

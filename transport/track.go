@@ -361,6 +361,10 @@ func (t *Tracker) ack(f *flow, d Dir, frame int, ts int64, i int, m *Message, mi
 			return
 		}
 	}
+	if f.cuts.has(sd, c, m.Seq) {
+		mi.Ack = AckCut // the capture cut what it acknowledges: nothing to say
+		return
+	}
 	mi.Ack = AckUnknown
 	t.msgAnom(f, i, m, anomaly.AckUnknown,
 		"ACK for %s matches nothing sent in this capture (it may have started mid-session or missed it)",

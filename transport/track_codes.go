@@ -16,6 +16,7 @@ const (
 	AckRepeat                    // matches a message an earlier ACK already cleared
 	AckMismatch                  // the seq was sent, but with another fragment status or index
 	AckUnknown                   // matches nothing sent in the capture
+	AckCut                       // matches nothing captured, but a message the capture cut may have had its seq
 )
 
 func (a AckResult) String() string {
@@ -28,6 +29,8 @@ func (a AckResult) String() string {
 		return "mismatch"
 	case AckUnknown:
 		return "unknown"
+	case AckCut:
+		return "cut"
 	}
 	return "none"
 }

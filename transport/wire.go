@@ -145,6 +145,20 @@ type Datagram struct {
 	MsgCount  uint8
 	Messages  []Message
 	Anomalies []anomaly.Anomaly
+
+	// Set by DecodeCut for a datagram the capture cut short.
+	Missing int // bytes of the datagram the capture lacks
+	// HasCut says Cut is the message the capture ends inside, decoded as
+	// far as the capture goes: Len is its declared length (0 when its
+	// length field was not captured), Payload its captured part.
+	HasCut bool
+	Cut    Message
+	// CutInHeader says the capture ends inside Cut's header: only its type
+	// (and its length, when set) are known.
+	CutInHeader bool
+	// Uncaptured is how many messages msg_count announces after Cut (or
+	// after the last message) that the capture does not hold at all.
+	Uncaptured int
 }
 
 // Reset empties d, keeping its capacity.
@@ -152,15 +166,26 @@ func (d *Datagram) Reset() {
 	d.PeerID, d.MsgCount = 0, 0
 	d.Messages = d.Messages[:0]
 	d.Anomalies = d.Anomalies[:0]
+	d.Missing, d.HasCut, d.Cut, d.CutInHeader, d.Uncaptured = 0, false, Message{}, false, 0
 }
 
 // Decode parses the decrypted datagram b into d. It never fails: what could be
 // decoded is kept and every problem becomes an anomaly with its offset. After
 // an anomaly that loses message boundaries, decoding stops (the stock engine
 // drops such a datagram; we keep what came before).
-func Decode(b []byte, d *Datagram) {
+func Decode(b []byte, d *Datagram) { DecodeCut(b, 0, d) }
+
+// DecodeCut is Decode for a datagram of which the capture holds only the
+// first bytes, b, and lacks missing more (the snap length cut it). Bytes the
+// capture lacks are no error: the messages that fit in b are decoded, the
+// one the cut runs through becomes d.Cut, the ones after it are counted in
+// d.Uncaptured. What b shows to be wrong (a length past the end of the
+// datagram as sent, an unknown type) is still an anomaly.
+func DecodeCut(b []byte, missing int, d *Datagram) {
 	d.Reset()
-	if len(b) < 2 {
+	d.Missing = max(missing, 0)
+	end := len(b) + d.Missing // the datagram as sent
+	if end < 2 {
 		d.Anomalies = append(d.Anomalies, codecAnomaly(anomaly.ShortDatagram, 0,
 			"a %d-byte datagram is shorter than the 2-byte header", len(b)))
 		if len(b) == 1 {
@@ -168,39 +193,63 @@ func Decode(b []byte, d *Datagram) {
 		}
 		return
 	}
+	if len(b) < 2 {
+		if len(b) == 1 {
+			d.PeerID = b[0]
+		}
+		return // msg_count not captured: nothing is known of the messages
+	}
 	d.PeerID, d.MsgCount = b[0], b[1]
 	off := 2
 	for i := 0; i < int(d.MsgCount); i++ {
+		if off >= len(b) && off < end {
+			d.Uncaptured = int(d.MsgCount) - i
+			return
+		}
 		if off >= len(b) {
 			d.Anomalies = append(d.Anomalies, codecAnomaly(anomaly.MsgCountMismatch, off,
 				"msg_count says %d messages but the datagram ends after %d", d.MsgCount, i))
 			return
 		}
 		var m Message
-		if a, ok := decodeMessage(b, off, &m); !ok {
+		a, st := decodeMessage(b, off, end, &m)
+		switch st {
+		case msgBad:
 			d.Anomalies = append(d.Anomalies, a)
+			return
+		case msgCut:
+			d.Cut, d.HasCut, d.CutInHeader = m, true, m.PayloadOff == 0
+			d.Uncaptured = int(d.MsgCount) - i - 1
 			return
 		}
 		d.Messages = append(d.Messages, m)
 		off += m.Len
 	}
-	if off < len(b) {
+	if off < end {
 		d.Anomalies = append(d.Anomalies, codecAnomaly(anomaly.TrailingBytes, off,
-			"%d trailing bytes after the messages msg_count announced (%d)", len(b)-off, d.MsgCount))
+			"%d trailing bytes after the messages msg_count announced (%d)", end-off, d.MsgCount))
 	}
 }
 
-// decodeMessage decodes the message starting at b[off]. On failure it returns
-// the anomaly and false.
-func decodeMessage(b []byte, off int, m *Message) (anomaly.Anomaly, bool) {
+// What decodeMessage made of a message.
+const (
+	msgOK  = iota
+	msgCut // the capture ends inside it; the datagram as sent holds it
+	msgBad // it breaks the framing: the anomaly says how
+)
+
+// decodeMessage decodes the message starting at b[off] of a datagram that,
+// as sent, ends at end (len(b) unless the capture cut it). A message the
+// capture cut is decoded as far as b goes; its PayloadOff stays 0 when the
+// cut is inside its header.
+func decodeMessage(b []byte, off, end int, m *Message) (anomaly.Anomaly, int) {
 	t := Type(b[off])
 	m.Offset, m.Type = off, t
-	rest := len(b) - off
+	rest, sent := len(b)-off, end-off // captured, as sent
 	switch {
 	case t == TypeACK:
 		if rest < 4 {
-			return codecAnomaly(anomaly.LengthOverrun, off,
-				"ACK needs 4 bytes, %d left", rest), false
+			return needBytes(off, 4, sent, "ACK needs 4 bytes, %d left", sent)
 		}
 		m.Seq = binary.LittleEndian.Uint16(b[off+1:])
 		m.AckFlags = b[off+3]
@@ -209,18 +258,17 @@ func decodeMessage(b []byte, off int, m *Message) (anomaly.Anomaly, bool) {
 		m.Len = 4
 		if m.AckFrag {
 			if rest < 5 {
-				return codecAnomaly(anomaly.LengthOverrun, off,
-					"fragment ACK needs 5 bytes, %d left", rest), false
+				m.Len = 5
+				return needBytes(off, 5, sent, "fragment ACK needs 5 bytes, %d left", sent)
 			}
 			m.FragIdx = b[off+4]
 			m.Len = 5
 		}
 		m.PayloadOff = off + m.Len
-		return anomaly.Anomaly{}, true
+		return anomaly.Anomaly{}, msgOK
 	case t.Low(), t == TypeData:
 		if rest < 3 {
-			return codecAnomaly(anomaly.LengthOverrun, off,
-				"%s header needs 3 bytes, %d left", t.Name(), rest), false
+			return needBytes(off, 3, sent, "%s header needs 3 bytes, %d left", t.Name(), sent)
 		}
 		fl := binary.LittleEndian.Uint16(b[off+1:])
 		m.FlagsLen = fl
@@ -242,11 +290,14 @@ func decodeMessage(b []byte, off int, m *Message) (anomaly.Anomaly, bool) {
 		// The header must fit in the declared length before we read it.
 		if m.Len < hdr {
 			return codecAnomaly(anomaly.BadLength, off,
-				"%s length %d is shorter than its %d-byte header", t.Name(), m.Len, hdr), false
+				"%s length %d is shorter than its %d-byte header", t.Name(), m.Len, hdr), msgBad
 		}
-		if m.Len > rest {
+		if m.Len > sent {
 			return codecAnomaly(anomaly.LengthOverrun, off,
-				"%s length %d runs past the end of the datagram (%d bytes left)", t.Name(), m.Len, rest), false
+				"%s length %d runs past the end of the datagram (%d bytes left)", t.Name(), m.Len, sent), msgBad
+		}
+		if hdr > rest {
+			return anomaly.Anomaly{}, msgCut
 		}
 		p := off + 3
 		if m.Reliable {
@@ -259,7 +310,10 @@ func decodeMessage(b []byte, off int, m *Message) (anomaly.Anomaly, bool) {
 			if m.FragIdx == 0 {
 				if m.Len < hdr+1 {
 					return codecAnomaly(anomaly.BadLength, off,
-						"fragment 0 length %d leaves no room for the fragment total", m.Len), false
+						"fragment 0 length %d leaves no room for the fragment total", m.Len), msgBad
+				}
+				if hdr+1 > rest {
+					return anomaly.Anomaly{}, msgCut
 				}
 				m.FragTotal = b[p]
 				m.HasFragTotal = true
@@ -267,11 +321,25 @@ func decodeMessage(b []byte, off int, m *Message) (anomaly.Anomaly, bool) {
 			}
 		}
 		m.PayloadOff = p
+		if m.Len > rest {
+			m.Payload = b[p:len(b):len(b)]
+			return anomaly.Anomaly{}, msgCut
+		}
 		m.Payload = b[p : off+m.Len : off+m.Len]
-		return anomaly.Anomaly{}, true
+		return anomaly.Anomaly{}, msgOK
 	}
 	return codecAnomaly(anomaly.UnknownTransportType, off,
-		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t)), false
+		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t)), msgBad
+}
+
+// needBytes reports a message needing n bytes where the capture holds
+// fewer: cut when the datagram as sent (sent bytes from the message on)
+// holds them, a length overrun otherwise.
+func needBytes(off, n, sent int, format string, args ...any) (anomaly.Anomaly, int) {
+	if n <= sent {
+		return anomaly.Anomaly{}, msgCut
+	}
+	return codecAnomaly(anomaly.LengthOverrun, off, format, args...), msgBad
 }
 
 // codecAnomaly is an anomaly of the codec: about the datagram as a whole,

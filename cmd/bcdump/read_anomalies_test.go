@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/dissect/dissecttest/pcapedit"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -123,7 +124,15 @@ func anomalyCases() []anomalyCase {
 	// the rest.
 	unknown := captured(anomaly.ChecksumFileUnknown, "sample.pcap", 14, true)
 	unknown.onFrame = 9
+	edited := func(code anomaly.Code, what string, frame int, edit func(*testing.T, *pcapedit.File) *pcapedit.File) anomalyCase {
+		return anomalyCase{code: code, source: fmt.Sprintf("edited: sample.pcap %s, frame %d", what, frame),
+			capture: editedSample(code.String(), edit), frame: frame}
+	}
 	return []anomalyCase{
+		edited(anomaly.Truncated, "cut to snap length 80", 12, snapSample(80)),
+		edited(anomaly.CaplenExceedsLen, "record 12 with its original length 10 below its captured length", 12,
+			func(_ *testing.T, f *pcapedit.File) *pcapedit.File { return pcapedit.LenBelowCaptured(f, 11, 10) }),
+		edited(anomaly.IPFragmentIncomplete, "in 100-byte IPv4 fragments, fragment 1 of the 3rd split datagram lost", 22, dropFragment(2, 1)),
 		gen(anomaly.ShortDatagram, af, false),
 		gen(anomaly.BadLength, af, false),
 		captured(anomaly.LengthOverrun, "openbc-session-2.pcap", 60),

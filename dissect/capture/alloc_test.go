@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -23,6 +24,9 @@ func TestNextDoesNotAllocate(t *testing.T) {
 		eth(0x0800, ip4(t, layers.IPProtocolUDP, 0, 100, bcPl)),
 		eth(0x0800, ipUDP(t, cli4, netip.AddrPortFrom(srv4.Addr(), 53), bcPl)),
 	}
+	// Without AllFrames fragments are reassembled, and a lost one becomes a
+	// note (which allocates): the reading of whole packets must not.
+	whole := slices.DeleteFunc(slices.Clone(mixed), func(b []byte) bool { return len(b) > 21 && b[12] == 0x08 && b[14+7] == 100 })
 	repeat := func(list [][]byte) []frame {
 		var datas [][]byte
 		for len(datas) < 3000 {
@@ -45,10 +49,10 @@ func TestNextDoesNotAllocate(t *testing.T) {
 		maxAllocs float64
 	}{
 		{"pcap/ethernet-mixed-all-frames", pcapFile(t, 1, false, false, repeat(mixed)), true, 0},
-		{"pcap/ethernet-mixed-matched-only", pcapFile(t, 1, true, true, repeat(mixed)), false, 0},
+		{"pcap/ethernet-mixed-matched-only", pcapFile(t, 1, true, true, repeat(whole)), false, 0},
 		{"pcap/sll2-ipv6", pcapFile(t, 276, false, false, repeat([][]byte{sll2(0x86dd, v6)})), false, 0},
 		{"pcap/null-ipv4", pcapFile(t, 0, false, false, repeat([][]byte{loopback(binary.LittleEndian, 2, v4)})), false, 0},
-		{"pcap/gzip", gzipped(t, pcapFile(t, 1, false, false, repeat(mixed))), false, 0},
+		{"pcap/gzip", gzipped(t, pcapFile(t, 1, false, false, repeat(whole))), false, 0},
 		{"pcapng/ethernet-with-packet-options", ng(1, eth(0x0800, v4)), false, 0},
 		{"pcapng/loop-ipv6", ng(108, loopback(binary.BigEndian, 24, v6)), false, 0},
 		{"pcapng/sll2-link-type-boxed-by-pcapgo", ng(276, sll2(0x0800, v4)), false, 1},

@@ -196,5 +196,8 @@ findIP:
 	// Every layer slices its input without copying, so the payload shares
 	// data's backing array and ends where data's capacity ends.
 	p.PayloadOffset = cap(data) - cap(u.Payload)
-	p.Truncated = truncated || (u.Length >= 8 && int(u.Length)-8 > len(u.Payload))
+	if u.Length >= 8 {
+		p.Missing = max(int(u.Length)-8-len(u.Payload), 0)
+	}
+	p.Truncated = truncated || p.Missing > 0
 }

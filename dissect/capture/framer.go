@@ -54,7 +54,23 @@ type framer struct {
 	snap0    uint32 // snap length of interface 0 (simple packet blocks)
 	linkType uint16 // link type of the first interface, for Reader.LinkType
 	haveLink bool
+
+	// pcap records whose captured length exceeded their original length:
+	// served with the original length raised (pcapgo rejects them), noted
+	// here in record order until the Reader takes them (takeLenFix).
+	// pcapgo's read-ahead buffer holds a few hundred records at most, so
+	// the queue stays small; maxLenFixes bounds it regardless.
+	records int
+	lenFix  []lenFix
 }
+
+// lenFix is a pcap record served with its original length raised.
+type lenFix struct {
+	record int    // 1-based packet record number
+	orig   uint32 // the original length the record claimed
+}
+
+const maxLenFixes = 1024
 
 func newFramer(src *bufio.Reader, ng bool) *framer {
 	return &framer{src: src, ng: ng, order: binary.LittleEndian}
@@ -141,7 +157,36 @@ func (f *framer) nextRecord() error {
 	if caplen > MaxFrameLen {
 		return fmt.Errorf("record length %d exceeds the %d byte limit", caplen, MaxFrameLen)
 	}
+	f.records++
+	if orig := f.order.Uint32(f.buf[12:16]); caplen > orig {
+		// A broken writer's record: Wireshark keeps and decodes the
+		// captured bytes, pcapgo would end the file here.
+		f.order.PutUint32(f.buf[12:16], caplen)
+		if len(f.lenFix) == maxLenFixes {
+			f.lenFix = f.lenFix[:copy(f.lenFix, f.lenFix[1:])]
+		}
+		f.lenFix = append(f.lenFix, lenFix{f.records, orig})
+	}
 	return f.fill(int(caplen), false)
+}
+
+// takeLenFix returns the original length of pcap record n if the framer
+// raised it, forgetting the fixes of records up to n.
+func (f *framer) takeLenFix(n int) (uint32, bool) {
+	i := 0
+	for i < len(f.lenFix) && f.lenFix[i].record < n {
+		i++
+	}
+	var orig uint32
+	ok := i < len(f.lenFix) && f.lenFix[i].record == n
+	if ok {
+		orig = f.lenFix[i].orig
+		i++
+	}
+	if i > 0 {
+		f.lenFix = f.lenFix[:copy(f.lenFix, f.lenFix[i:])]
+	}
+	return orig, ok
 }
 
 // nextBlock loads the next pcapng block that pcapgo needs, normalised.

@@ -63,7 +63,9 @@ func TestHostileInputs(t *testing.T) {
 		{name: "pcap/caplen-at-limit-but-missing", file: append(pcapHdr(0), pcapRec(MaxFrameLen, MaxFrameLen, good)...),
 			err: "frame 1: truncated record"},
 		{name: "pcap/caplen-above-orig", file: append(pcapHdr(65535), pcapRec(uint32(len(good)), 10, good)...),
-			err: "frame 1: capture length exceeds original packet length"},
+			frames: 1}, // read as Wireshark reads it; see TestCaplenAboveLen
+		{name: "pcap/caplen-above-orig-and-limit", file: append(pcapHdr(65535), pcapRec(MaxFrameLen+1, 10, good)...),
+			err: "exceeds the 262144 byte limit"},
 		{name: "pcap/snaplen-cut-frames", file: append(append(pcapHdr(40), pcapRec(40, uint32(len(good)), good[:40])...), pcapRec(40, 500, good[:40])...),
 			frames: 2},
 		{name: "pcap/gzip-garbage-after-magic", file: []byte{0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff, 0xde, 0xad, 0xbe, 0xef}, openErr: "capture.pcap:"},

@@ -56,6 +56,19 @@ type Packet struct {
 	Src, Dst  netip.AddrPort // set for KindMatched and KindOtherPort
 	Payload   []byte         // UDP payload as captured (may be shorter than the UDP length)
 	Truncated bool           // the capture holds less of the datagram than its headers claim
+	// Missing is how many bytes of the UDP payload the capture lacks (the
+	// UDP length minus what was captured): set when the snap length cut
+	// the datagram, 0 when the payload is whole or its length unknown.
+	Missing int
+	// Fragments is the number of IP fragments the datagram was reassembled
+	// from (0: it was not fragmented). Frame and Time are then those of the
+	// fragment that completed it, and Data is the reassembled IP packet
+	// (LinkType raw IP).
+	Fragments int
+	// FragsLost, on a datagram some of whose IP fragments the capture
+	// lacks, says which (the ip-fragment-incomplete note): the datagram is
+	// returned cut after the bytes received from its start (Missing).
+	FragsLost string
 
 	Data           []byte // the whole captured frame
 	PayloadOffset  int    // Payload == Data[PayloadOffset:PayloadOffset+len(Payload)]
@@ -72,10 +85,20 @@ func (p *Packet) reset() {
 	p.Payload = nil
 	p.PayloadOffset = 0
 	p.Truncated = false
+	p.Missing = 0
+	p.Fragments = 0
+	p.FragsLost = ""
+}
+
+// LenExcess is how many captured bytes exceed the record's original length
+// (CaptureInfo.Length): 0 except for records of broken writers, which are
+// read as Wireshark reads them, every captured byte kept and decoded.
+func (p *Packet) LenExcess() int {
+	return max(p.CaptureInfo.CaptureLength-p.CaptureInfo.Length, 0)
 }
 
 // Stats counts frames by what happened to them. Frames is the sum of all
-// other fields except UDP and Truncated.
+// other fields except UDP, Truncated, Reassembled and LenExcess.
 type Stats struct {
 	Frames      int // all frames read, returned or not
 	UDP         int // Matched + OtherPort
@@ -84,7 +107,10 @@ type Stats struct {
 	OtherPort   int // UDP, neither port selected
 	NonUDP      int // IPv4/IPv6 carrying another protocol
 	NonIP       int // ARP, LLC, unknown loopback families, ...
-	Fragments   int // IP fragments with MF set or a non-zero offset (not reassembled)
+	Fragments   int // IP fragments (MF set or a non-zero offset) other than those that completed a datagram
+	Reassembled int // of Matched and OtherPort: datagrams reassembled from IP fragments (counted once, on their last fragment)
+	Incomplete  int // fragmented UDP datagrams given up with fragments missing (not frames: their fragments count in Fragments)
+	LenExcess   int // records whose captured length exceeds their original length
 	Unsupported int // frames on an interface with a link type not decoded here
 	Malformed   int // link, IP or UDP header cut short or invalid
 }

@@ -3,10 +3,14 @@ package capture
 import (
 	"errors"
 	"io"
+	"net/netip"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Reader returns the UDP datagrams of one capture file. It is not safe for
@@ -29,6 +33,11 @@ type Reader struct {
 	frame int
 	stats Stats
 	err   error // sticky: io.EOF or a *FrameError
+
+	frag    defrag // IP reassembly (not with AllFrames)
+	held    Packet // read, but returned after the datagrams frag gave up
+	hasHeld bool
+	notes   []Note
 }
 
 // Next fills p with the next matching datagram (with Options.AllFrames, the
@@ -36,18 +45,43 @@ type Reader struct {
 // when the file is damaged; every frame before the damage has been returned
 // by then. After an error Next keeps returning it. p's slices alias the
 // reader's buffer and are valid until the next call.
+//
+// UDP datagrams split into IP fragments are reassembled (except with
+// AllFrames, which returns frames as they are): the datagram is returned
+// once, on the frame of the fragment that completed it (Packet.Fragments).
+// One whose fragments the capture lacks is given up after DefragTimeout of
+// capture time, when a later datagram between the same hosts is read
+// whole, at the limits or at the end of the file: it is returned cut after
+// the bytes received from its start (Packet.FragsLost), or, with its first
+// fragment missing, becomes a Note.
 func (r *Reader) Next(p *Packet) error {
-	if r.err != nil {
-		return r.err
-	}
 	for {
+		if len(r.frag.given) > 0 {
+			if r.giveUp(p) {
+				return nil
+			}
+			continue
+		}
+		if r.hasHeld {
+			*p, r.hasHeld = r.held, false
+			return nil
+		}
+		if r.err != nil {
+			return r.err
+		}
 		data, ci, err := r.read()
 		if err != nil {
 			r.err = r.frameError(err)
-			return r.err
+			r.frag.expire(time.Time{}) // the end: what is pending is lost
+			continue
 		}
 		r.frame++
 		lt := r.linkTypeOf(&ci)
+		if r.pcap != nil && len(r.fr.lenFix) > 0 {
+			if orig, ok := r.fr.takeLenFix(r.frame); ok {
+				ci.Length = int(orig) // as the file says; see Packet.LenExcess
+			}
+		}
 
 		p.reset()
 		p.Frame = r.frame
@@ -58,17 +92,108 @@ func (r *Reader) Next(p *Packet) error {
 		p.CaptureInfo = ci
 		p.section = r.section
 		p.Kind = r.dec.decode(p, lt, data)
-		if p.Kind == KindOtherPort && (r.hasPort(p.Src.Port()) || r.hasPort(p.Dst.Port())) {
-			p.Kind = KindMatched
+		if p.LenExcess() > 0 {
+			r.stats.LenExcess++
 		}
+		if p.Kind == KindFragment && !r.opt.AllFrames {
+			if !r.reassemble(p) {
+				r.stats.count(KindFragment)
+				continue
+			}
+		} else if len(r.frag.pend) > 0 {
+			r.frag.expire(p.Time)
+			if p.Kind == KindMatched || p.Kind == KindOtherPort {
+				r.frag.sameHosts(p.Src.Addr(), p.Dst.Addr())
+			}
+		}
+		r.classify(p)
 		r.stats.count(p.Kind)
-		if p.Kind == KindMatched && p.Truncated {
-			r.stats.Truncated++
-		}
 		if p.Kind == KindMatched || r.opt.AllFrames {
+			if len(r.frag.given) > 0 {
+				r.held, r.hasHeld = *p, true // after the datagrams given up
+				continue
+			}
 			return nil
 		}
 	}
+}
+
+// classify upgrades UDP on a selected port to KindMatched and counts
+// truncated datagrams.
+func (r *Reader) classify(p *Packet) {
+	if p.Kind == KindOtherPort && (r.hasPort(p.Src.Port()) || r.hasPort(p.Dst.Port())) {
+		p.Kind = KindMatched
+	}
+	if p.Kind == KindMatched && p.Truncated {
+		r.stats.Truncated++
+	}
+}
+
+// reassemble holds the fragment in p; when it completes its datagram, p
+// becomes the datagram and reassemble reports true.
+func (r *Reader) reassemble(p *Packet) bool {
+	fr, ok := r.dec.fragmentOf()
+	if !ok {
+		return false
+	}
+	d := r.frag.add(p, fr)
+	r.frag.expire(p.Time)
+	if d == nil {
+		return false
+	}
+	frame, t, ci := p.Frame, p.Time, p.CaptureInfo
+	r.decodeDgram(p, d, d.total)
+	p.Frame, p.Time, p.CaptureInfo = frame, t, ci
+	r.stats.Reassembled++
+	r.frag.free(d)
+	return true
+}
+
+// decodeDgram fills p with the first n payload bytes of datagram d, rebuilt.
+func (r *Reader) decodeDgram(p *Packet, d *pendingDgram, n int) {
+	data := r.frag.rebuild(d, n)
+	p.reset()
+	p.Frame, p.Time = d.last, d.lastTime
+	p.Data, p.LinkType = data, layers.LinkTypeRaw
+	p.CaptureInfo = gopacket.CaptureInfo{Timestamp: d.lastTime, CaptureLength: len(data), Length: len(data)}
+	p.InterfaceIndex, p.section = 0, r.section
+	p.Kind = r.dec.decode(p, layers.LinkTypeRaw, data)
+	p.Fragments = d.frags
+}
+
+// giveUp reports the first datagram given up: as a cut datagram in p
+// (true) when its first fragment, with the ports, was held and it is on a
+// selected port, as a Note when the ports are unknown.
+func (r *Reader) giveUp(p *Packet) bool {
+	d := r.frag.given[0]
+	r.frag.given = r.frag.given[1:]
+	defer r.frag.free(d)
+	r.stats.Incomplete++
+	msg := d.incomplete()
+	if d.hdr == nil {
+		if len(r.notes) < maxNotes {
+			r.notes = append(r.notes, Note{Frame: d.frame, Time: d.first,
+				Src: netip.AddrPortFrom(d.key.src, 0), Dst: netip.AddrPortFrom(d.key.dst, 0),
+				Anomaly: anomaly.New(anomaly.IPFragmentIncomplete, anomaly.NoMsg, anomaly.NoOffset, "%s", msg)})
+		}
+		return false
+	}
+	r.decodeDgram(p, d, d.prefix())
+	r.classify(p)
+	if p.Kind != KindMatched {
+		return false
+	}
+	p.FragsLost = msg
+	p.Truncated = true
+	return true
+}
+
+// TakeNotes returns the notes found so far and forgets them (at most a few
+// thousand are kept between calls).
+func (r *Reader) TakeNotes() []Note {
+	n := r.notes
+	r.notes = nil
+	return n
 }
 
 func (r *Reader) read() ([]byte, gopacket.CaptureInfo, error) {

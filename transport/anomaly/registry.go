@@ -4,6 +4,11 @@ package anomaly
 const (
 	_ Code = iota
 
+	// Capture.
+	Truncated
+	CaplenExceedsLen
+	IPFragmentIncomplete
+
 	// Framing.
 	ShortDatagram
 	BadLength
@@ -51,6 +56,15 @@ const (
 // registry is indexed by Code; row 0 is unused. A test checks that every
 // row's Code is its index, names are unique and every field is set.
 var registry = [numCodes]Info{
+	Truncated: {Truncated, "truncated", Note, Capture, OnDatagram,
+		"the capture holds only the first bytes of the datagram (its snap length cut it); says how many are missing",
+		"the messages captured whole are decoded and tracked; the message the cut runs through is shown as cut (`cut` in JSON), not decoded and not tracked, and no framing or delivery anomaly is raised for the bytes the capture lacks: an ACK for a seq a cut or uncaptured message may have had is not `ack-unknown`, a fragment reassembly missing a cut fragment is not `fragment-incomplete`"},
+	CaplenExceedsLen: {CaplenExceedsLen, "caplen-exceeds-len", Note, Capture, OnDatagram,
+		"the capture record holds more bytes than the packet's original length (a broken capture writer)",
+		"read as Wireshark reads it: every captured byte is kept and decoded, and reading goes on"},
+	IPFragmentIncomplete: {IPFragmentIncomplete, "ip-fragment-incomplete", Note, Capture, AsEvent,
+		"a UDP datagram split into IP fragments of which the capture lacks some: it cannot be decoded",
+		"found when the reassembly is 30 s old (capture time), dropped to stay within 64 pending datagrams / 1 MiB of fragments, or open at the end of the capture; the frame is the first fragment's. No game anomaly follows from the lost datagram"},
 	ShortDatagram: {ShortDatagram, "short-datagram", Error, Framing, OnDatagram,
 		"fewer than the 2 header bytes", ""},
 	BadLength: {BadLength, "bad-length", Error, Framing, OnDatagram,
