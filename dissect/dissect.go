@@ -2,7 +2,6 @@ package dissect
 
 import (
 	"errors"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -211,17 +210,4 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 		a.Offset = anomaly.NoOffset
 		a.Message += " (in the reassembled payload at offset " + strconv.Itoa(me.Off) + ")"
 	}
-}
-
-// Run reads every packet of r, calls fn with each decoded datagram in
-// capture order, and returns the reader's error (nil at a clean end of
-// file) or fn's. A capture file is decoded on every core (RunParallel);
-// input of unknown size, which may be a live pipe where a datagram must not
-// wait for later ones, and a single CPU take the one-goroutine path
-// (RunSerial). Both give fn the same datagrams.
-func (d *Dissector) Run(r *capture.Reader, fn func(*Datagram) error) error {
-	if _, total := r.Progress(); total < 0 || runtime.GOMAXPROCS(0) < 2 {
-		return d.RunSerial(r, fn)
-	}
-	return d.RunParallel(r, 0, fn)
 }
