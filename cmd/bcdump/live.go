@@ -174,7 +174,7 @@ func (r *liveRun) packet(p *capture.Packet) error {
 		return nil
 	}
 	dg := r.d.Packet(p)
-	r.gate.datagram(dg)
+	r.gate.Datagram(dg)
 	if err := r.stats.Datagram(dg); err != nil {
 		return err
 	}
@@ -196,19 +196,15 @@ func (r *liveRun) packet(p *capture.Packet) error {
 // when the reporter can show events mid-capture; otherwise they wait for
 // the end, as for a file.
 func (r *liveRun) events() error {
-	ew, ok := r.rep.(report.EventWriter)
-	if !ok {
-		return nil
-	}
 	ev := r.d.TakeEvents()
 	if len(ev) == 0 {
 		return nil
 	}
-	r.gate.events(ev)
+	r.gate.Events(ev)
 	if err := r.stats.Finish(ev); err != nil {
 		return err
 	}
-	return ew.Events(ev)
+	return r.rep.Events(ev)
 }
 
 // tick brings the -w file and the status line up to date.
@@ -244,7 +240,7 @@ func (r *liveRun) statusText() string {
 func (r *liveRun) finish(s *streams, pal report.Palette, runErr error) error {
 	r.status.clear()
 	end := r.d.Finish()
-	r.gate.events(end)
+	r.gate.Events(end)
 	errs := []error{runErr, r.stats.Finish(end), r.rep.Finish(end)}
 	r.stats.AddFlows(r.src.Name(), r.d.Flows())
 	r.stats.AddUnlisted(r.d.Unlisted())
