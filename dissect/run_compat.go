@@ -25,9 +25,3 @@ func (d *Dissector) RunSerial(r *capture.Reader, fn func(*Datagram) error) error
 	s := &Session{d: d, opt: SessionOptions{Now: time.Now}}
 	return s.runSerial(context.Background(), r, SinkFuncs{OnDatagram: fn})
 }
-
-// TakeEvents is takeEvents, for bcdump live until it runs a Session.
-func (d *Dissector) TakeEvents() []Event { return d.takeEvents() }
-
-// Tick is tick, for bcdump live until it runs a Session.
-func (d *Dissector) Tick(now time.Time) { d.tick(now) }

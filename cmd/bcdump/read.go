@@ -115,6 +115,8 @@ func (ss sinks) withGate(g *severityGate) sinks {
 	return append(ss, g)
 }
 
+func (ss sinks) add(s dissect.Sink) sinks { return append(ss, s) }
+
 func (ss sinks) Datagram(dg *dissect.Datagram) error {
 	for _, s := range ss {
 		if err := s.Datagram(dg); err != nil {
