@@ -25,7 +25,9 @@ type Options struct {
 	Manifest *checksum.Manifest
 }
 
-// Dissector decodes packets one at a time, in capture order.
+// Dissector decodes packets one at a time, in capture order. A Session
+// drives one over a capture.Source; Packet, or Decode then Advance, is one
+// step of it.
 type Dissector struct {
 	ports    []uint16
 	manifest *checksum.Manifest
