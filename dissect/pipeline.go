@@ -2,7 +2,6 @@ package dissect
 
 import (
 	"context"
-	"io"
 	"runtime"
 	"sync"
 
@@ -107,16 +106,10 @@ func (s *Session) sequence(ctx context.Context, order <-chan *batch, free chan<-
 			}
 			dg.trim()
 		}
-		switch b.err {
-		case nil:
-		case io.EOF:
-			return nil
-		case capture.ErrNoPacket:
-			if err := s.tick(sink); err != nil {
+		if b.err != nil {
+			if done, err := s.noPacket(b.err, sink); done {
 				return err
 			}
-		default:
-			return b.err
 		}
 		free <- b
 		select {

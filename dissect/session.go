@@ -136,17 +136,11 @@ func (s *Session) runSerial(ctx context.Context, src capture.Source, sink Sink) 
 			return nil
 		default:
 		}
-		switch err := src.Next(&p); err {
-		case nil:
-		case io.EOF:
-			return nil
-		case capture.ErrNoPacket:
-			if err := s.tick(sink); err != nil {
+		if err := src.Next(&p); err != nil {
+			if done, err := s.noPacket(err, sink); done {
 				return err
 			}
 			continue
-		default:
-			return err
 		}
 		if p.Kind != capture.KindMatched {
 			continue // a live capture's odd first IP fragment or damaged frame
@@ -157,6 +151,21 @@ func (s *Session) runSerial(ctx context.Context, src capture.Source, sink Sink) 
 			return err
 		}
 	}
+}
+
+// noPacket handles an error from the source's Next: a tick goes on, the
+// end of the source is done (nil), a failure is done with the error.
+func (s *Session) noPacket(err error, sink Sink) (done bool, _ error) {
+	switch err {
+	case io.EOF:
+		return true, nil
+	case capture.ErrNoPacket:
+		if err := s.tick(sink); err != nil {
+			return true, err
+		}
+		return false, nil
+	}
+	return true, err
 }
 
 // deliver advances a decoded datagram and hands it, and the events it
