@@ -160,3 +160,30 @@ func TestSessionStop(t *testing.T) {
 		}
 	}
 }
+
+// Parallel mode on a ticking source ends a batch at each tick, so the sink
+// sees datagrams, events and ticks in the very order Serial gives them.
+func TestSessionParallelTicks(t *testing.T) {
+	ps := samplePackets(t)
+	var pkts []*capture.Packet
+	for i, p := range ps {
+		pkts = append(pkts, p)
+		if i%5 == 4 {
+			pkts = append(pkts, nil)
+		}
+	}
+	last := ps[len(ps)-1].Time
+	var logs [2][]string
+	for i, mode := range []dissect.Mode{dissect.Serial, dissect.Parallel} {
+		s := dissect.NewSession(dissect.SessionOptions{Mode: mode, Workers: 2, EventsAsFound: true,
+			Now: func() time.Time { return last.Add(10 * time.Minute) }})
+		rec := &recorder{}
+		if err := s.Run(context.Background(), &liveSource{pkts: pkts}, rec); err != nil {
+			t.Fatal(err)
+		}
+		logs[i] = rec.log
+	}
+	if !slices.Equal(logs[0], logs[1]) || !slices.Contains(logs[0], "tick") {
+		t.Errorf("parallel log %v\nserial log   %v", logs[1], logs[0])
+	}
+}
