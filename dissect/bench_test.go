@@ -1,6 +1,7 @@
 package dissect_test
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -98,7 +99,9 @@ func BenchmarkAdvance(b *testing.B) {
 	b.ReportMetric(float64(len(ps)*b.N)/el.Seconds(), "datagrams/s")
 }
 
-func benchRun(b *testing.B, run func(d *dissect.Dissector, r *capture.Reader) error) {
+// benchRun drives a Session over session 3 replicated, nothing consuming
+// its output.
+func benchRun(b *testing.B, opt dissect.SessionOptions) {
 	path := replicated(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), benchCopies())
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -113,7 +116,7 @@ func benchRun(b *testing.B, run func(d *dissect.Dissector, r *capture.Reader) er
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := run(dissect.New(dissect.Options{}), r); err != nil {
+		if err := dissect.NewSession(opt).Run(context.Background(), r, dissect.SinkFuncs{}); err != nil {
 			b.Fatal(err)
 		}
 		n += r.Stats().Matched
@@ -122,18 +125,13 @@ func benchRun(b *testing.B, run func(d *dissect.Dissector, r *capture.Reader) er
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "datagrams/s")
 }
 
-func nop(*dissect.Datagram) error { return nil }
-
 // BenchmarkRunSerial reads, decodes and advances session 3 replicated, on
-// one goroutine.
-func BenchmarkRunSerial(b *testing.B) {
-	benchRun(b, func(d *dissect.Dissector, r *capture.Reader) error { return d.RunSerial(r, nop) })
-}
+// one goroutine (a Session in Serial mode, as for stdin and live).
+func BenchmarkRunSerial(b *testing.B) { benchRun(b, dissect.SessionOptions{Mode: dissect.Serial}) }
 
-// BenchmarkRunParallel is BenchmarkRunSerial through the pipeline.
-func BenchmarkRunParallel(b *testing.B) {
-	benchRun(b, func(d *dissect.Dissector, r *capture.Reader) error { return d.RunParallel(r, 0, nop) })
-}
+// BenchmarkRunParallel is BenchmarkRunSerial through the pipeline (Parallel
+// mode, GOMAXPROCS workers).
+func BenchmarkRunParallel(b *testing.B) { benchRun(b, dissect.SessionOptions{Mode: dissect.Parallel}) }
 
 // Reading, deciphering and framing (and decoding well-formed payloads)
 // allocate nothing per datagram once the buffers have grown: Decode of every

@@ -3,7 +3,6 @@ package dissect
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -27,7 +26,9 @@ type Options struct {
 	Manifest *checksum.Manifest
 }
 
-// Dissector decodes packets one at a time, in capture order.
+// Dissector decodes packets one at a time, in capture order. A Session
+// drives one over a capture.Source; Packet, or Decode then Advance, is one
+// step of it.
 type Dissector struct {
 	ports    []uint16
 	manifest *checksum.Manifest
@@ -268,26 +269,6 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 		a.Offset = anomaly.NoOffset
 		a.Message += " (in the reassembled payload at offset " + strconv.Itoa(me.Off) + ")"
 	}
-}
-
-// Run reads every packet of r, calls fn with each decoded datagram in
-// capture order, and returns the reader's error (nil at a clean end of
-// file) or fn's. A capture file is decoded on every core (RunParallel);
-// input of unknown size, which may be a live pipe where a datagram must not
-// wait for later ones, and a single CPU take the one-goroutine path
-// (RunSerial). Both give fn the same datagrams.
-//
-// The reader's notes (fragmented datagrams given up whose ports are
-// unknown) are held as events for Finish.
-func (d *Dissector) Run(r *capture.Reader, fn func(*Datagram) error) error {
-	var err error
-	if _, total := r.Progress(); total < 0 || runtime.GOMAXPROCS(0) < 2 {
-		err = d.RunSerial(r, fn)
-	} else {
-		err = d.RunParallel(r, 0, fn)
-	}
-	d.ReaderNotes(r.TakeNotes())
-	return err
 }
 
 // ReaderNotes holds notes of the capture reader as events for Finish, with

@@ -53,10 +53,10 @@ func (d *Dissector) hold(ev []Event) {
 	}
 }
 
-// Tick moves capture time to now without a packet, so timeouts fire on a
-// quiet wire (live capture calls it on a timer); what it finds is held like
-// any event (TakeEvents, Finish).
-func (d *Dissector) Tick(now time.Time) {
+// tick moves capture time to now without a packet, so timeouts fire on a
+// quiet wire (Session, on a live source's tick); what it finds is held like
+// any event (takeEvents, Finish).
+func (d *Dissector) tick(now time.Time) {
 	d.track.Advance(now)
 	if ev := d.track.Events(); len(ev) > 0 {
 		d.hold(ev)
@@ -71,9 +71,9 @@ func (d *Dissector) EventsFound() int { return d.found }
 // MaxHeldEvents were found (nil when none were).
 func (d *Dissector) Unlisted() map[anomaly.Code]int { return d.unlisted }
 
-// TakeEvents returns the events found so far and forgets them, for callers
-// (live capture) that report them as they happen instead of at Finish.
-func (d *Dissector) TakeEvents() []Event {
+// takeEvents returns the events found so far and forgets them, for a
+// Session that hands them out as found instead of at Finish.
+func (d *Dissector) takeEvents() []Event {
 	ev := d.events
 	d.events = nil
 	return ev

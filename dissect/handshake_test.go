@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -68,13 +69,12 @@ func dissectFile(t *testing.T, path string, opt Options) ([]seen, *Dissector) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	d := New(opt)
+	s := NewSession(SessionOptions{Options: opt})
 	var out []seen
-	if err := d.Run(r, func(dg *Datagram) error { out = append(out, keep(dg)); return nil }); err != nil {
+	if err := s.Run(context.Background(), r, SinkFuncs{OnDatagram: func(dg *Datagram) error { out = append(out, keep(dg)); return nil }}); err != nil {
 		t.Fatal(err)
 	}
-	d.Finish()
-	return out, d
+	return out, s.d
 }
 
 func loadVanilla(t *testing.T) *checksum.Manifest {

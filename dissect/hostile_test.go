@@ -2,6 +2,7 @@ package dissect_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math/rand/v2"
 	"net/netip"
@@ -205,20 +206,25 @@ func TestHostileDissect(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			d := dissect.New(dissect.Options{})
 			codes := map[string]int{}
 			n := 0
-			runErr := d.Run(r, func(dg *dissect.Datagram) error {
-				n++
-				for _, a := range dg.Anomalies {
-					codes[a.Code.String()]++
-				}
-				return nil
+			var during uint64
+			runErr := dissect.NewSession(dissect.SessionOptions{}).Run(context.Background(), r, dissect.SinkFuncs{
+				OnDatagram: func(dg *dissect.Datagram) error {
+					n++
+					for _, a := range dg.Anomalies {
+						codes[a.Code.String()]++
+					}
+					return nil
+				},
+				OnFinish: func(end []dissect.Event) error {
+					during = heapInuse()
+					for _, e := range end {
+						codes[e.Code.String()]++
+					}
+					return nil
+				},
 			})
-			during := heapInuse()
-			for _, e := range d.Finish() {
-				codes[e.Code.String()]++
-			}
 			if (runErr != nil) != tt.wantErr {
 				t.Errorf("Run error %v, want error %v", runErr, tt.wantErr)
 			}

@@ -1,7 +1,7 @@
 package dissect
 
 import (
-	"io"
+	"context"
 	"runtime"
 	"sync"
 
@@ -9,14 +9,14 @@ import (
 	"github.com/bcdump/bcdump/transport"
 )
 
-// The parallel pipeline behind Run. Deciphering, wire decoding and opcode
+// The Parallel mode of Session.Run. Deciphering, wire decoding and opcode
 // decoding (Decode) need no per-flow state, so they run on every core;
-// per-flow tracking (Advance) and the caller's fn need capture order and run
-// on one goroutine, the caller's:
+// per-flow tracking (Advance) and the Sink need capture order and run on
+// one goroutine, Run's:
 //
-//	reader goroutine:  r.Next -> batch (payloads copied out of the reader)
+//	reader goroutine:  src.Next -> batch (payloads copied out of the source)
 //	N workers:         d.Decode on every packet of a batch
-//	caller (sequencer): batches in reading order -> d.Advance, fn
+//	Run (sequencer):   batches in reading order -> d.Advance, Sink
 //
 // A fixed set of batches circulates (free list -> reader -> workers ->
 // sequencer -> free list), so memory stays flat however long the capture:
@@ -47,31 +47,13 @@ type batch struct {
 	done chan struct{}
 }
 
-// RunSerial is Run on one goroutine: every packet is decoded, advanced and
-// handed to fn before the next is read. Live sources, where a datagram must
-// not wait for the packets after it, use this path.
-func (d *Dissector) RunSerial(r *capture.Reader, fn func(*Datagram) error) error {
-	var p capture.Packet
-	for {
-		err := r.Next(&p)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(d.Packet(&p)); err != nil {
-			return err
-		}
-	}
-}
-
-// RunParallel is Run with workers goroutines decoding (workers < 1 means
-// GOMAXPROCS). fn is called on the caller's goroutine, in capture order,
-// with exactly the datagrams RunSerial would give it. r is read by a
-// goroutine of its own, ahead of fn by at most a few batches; everything
-// RunParallel starts has ended when it returns.
-func (d *Dissector) RunParallel(r *capture.Reader, workers int, fn func(*Datagram) error) error {
+// runParallel is the Parallel mode of Run. The sink is called on the
+// caller's goroutine, in capture order, with exactly the datagrams
+// runSerial would give it. src is read by a goroutine of its own, ahead of
+// the sink by at most a few batches; everything runParallel starts has
+// ended when it returns.
+func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink) error {
+	workers := s.opt.Workers
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -90,8 +72,9 @@ func (d *Dissector) RunParallel(r *capture.Reader, workers int, fn func(*Datagra
 		defer wg.Done()
 		defer close(work)
 		defer close(order)
-		pipeRead(r, free, work, order, quit)
+		pipeRead(src, free, work, order, quit)
 	}()
+	d := s.d
 	for range workers {
 		go func() {
 			defer wg.Done()
@@ -104,32 +87,36 @@ func (d *Dissector) RunParallel(r *capture.Reader, workers int, fn func(*Datagra
 		}()
 	}
 
-	err := d.sequence(order, free, fn)
+	err := s.sequence(ctx, order, free, sink)
 	close(quit)
 	wg.Wait()
 	return err
 }
 
-// sequence advances and reports every datagram in reading order; it returns
-// at the reader's error or fn's first error.
-func (d *Dissector) sequence(order <-chan *batch, free chan<- *batch, fn func(*Datagram) error) error {
+// sequence advances and delivers every datagram in reading order; it
+// returns at the reader's error, the sink's first error or when ctx is done.
+func (s *Session) sequence(ctx context.Context, order <-chan *batch, free chan<- *batch, sink Sink) error {
+	done := ctx.Done()
 	for b := range order {
 		<-b.done
 		for i := range b.pkts {
 			dg := &b.dgs[i]
-			d.Advance(dg)
-			if err := fn(dg); err != nil {
+			if err := s.deliver(dg, sink); err != nil {
 				return err
 			}
 			dg.trim()
 		}
 		if b.err != nil {
-			if b.err == io.EOF {
-				return nil
+			if done, err := s.noPacket(b.err, sink); done {
+				return err
 			}
-			return b.err
 		}
 		free <- b
+		select {
+		case <-done:
+			return nil
+		default:
+		}
 	}
 	return nil // not reached: the reader always sends a batch with err last
 }
@@ -176,9 +163,11 @@ func (dg *Datagram) trim() {
 	}
 }
 
-// pipeRead fills batches from r until an error (io.EOF included), which it
-// sends with the last batch, or until quit is closed.
-func pipeRead(r *capture.Reader, free <-chan *batch, work, order chan<- *batch, quit <-chan struct{}) {
+// pipeRead fills batches from src until an error (io.EOF included), which
+// it sends with the last batch, or until quit is closed. ErrNoPacket ends a
+// batch early without ending the reading, so that a live source's
+// datagrams and ticks are not held up.
+func pipeRead(src capture.Source, free <-chan *batch, work, order chan<- *batch, quit <-chan struct{}) {
 	for {
 		var b *batch
 		select {
@@ -186,19 +175,19 @@ func pipeRead(r *capture.Reader, free <-chan *batch, work, order chan<- *batch, 
 		case <-quit:
 			return
 		}
-		b.err = fill(r, b)
+		b.err = fill(src, b)
 		// order never blocks: it and work have room for every batch.
 		order <- b
 		work <- b
-		if b.err != nil {
+		if b.err != nil && b.err != capture.ErrNoPacket {
 			return
 		}
 	}
 }
 
-// fill reads packets into b, copying their payloads, until the batch is
-// full or r fails.
-func fill(r *capture.Reader, b *batch) error {
+// fill reads the datagrams of src into b, copying their payloads, until
+// the batch is full or Next returns an error.
+func fill(src capture.Source, b *batch) error {
 	if cap(b.buf) > 2*pipeBatchBytes {
 		b.buf = nil // a huge frame grew it; do not keep that
 	}
@@ -212,9 +201,12 @@ func fill(r *capture.Reader, b *batch) error {
 	for len(b.pkts) < pipeBatchLen && len(b.buf) < pipeBatchBytes {
 		b.pkts = append(b.pkts, capture.Packet{})
 		p := &b.pkts[len(b.pkts)-1]
-		if err = r.Next(p); err != nil {
+		if err = src.Next(p); err != nil || p.Kind != capture.KindMatched {
 			b.pkts = b.pkts[:len(b.pkts)-1]
-			break
+			if err != nil {
+				break
+			}
+			continue
 		}
 		// Keep only what Decode reads; the rest aliases the reader's buffer.
 		off := len(b.buf)

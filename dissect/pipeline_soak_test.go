@@ -2,6 +2,7 @@ package dissect_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -54,19 +55,20 @@ func TestSoakShortFlows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	d := dissect.New(dissect.Options{})
+	// Events go out as found, as in a live capture, so none is held.
+	s := dissect.NewSession(dissect.SessionOptions{EventsAsFound: true})
 	per := src.Frames()
 	var early uint64
 	n, events := 0, 0
-	err = d.Run(r, func(dg *dissect.Datagram) error {
-		n++
-		if n == 1000*per {
-			early = heapInuse()
-		}
-		if n%per == 0 {
-			events += len(d.TakeEvents()) // as a live reporter would
-		}
-		return nil
+	err = s.Run(context.Background(), r, dissect.SinkFuncs{
+		OnDatagram: func(dg *dissect.Datagram) error {
+			n++
+			if n == 1000*per {
+				early = heapInuse()
+			}
+			return nil
+		},
+		OnEvents: func(ev []dissect.Event) error { events += len(ev); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +77,7 @@ func TestSoakShortFlows(t *testing.T) {
 	if n != copies*per {
 		t.Fatalf("%d datagrams, want %d", n, copies*per)
 	}
-	flows := d.Flows()
+	flows := s.Flows()
 	active, covered := 0, 0
 	for _, fs := range flows {
 		if !fs.Finished {

@@ -2,6 +2,7 @@ package dissect_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,22 +22,18 @@ import (
 // testdata is the module's testdata directory, relative to this package.
 const testdata = "../testdata"
 
-// runMode dissects path one way and renders everything fn saw, the end
-// events and the flows as bytes.
+// runMode is a way to run a Session; render gives everything its sink saw,
+// the end events and the flows as bytes.
 type runMode struct {
 	name string
-	run  func(d *dissect.Dissector, r *capture.Reader, fn func(*dissect.Datagram) error) error
+	opt  dissect.SessionOptions
 }
 
 var runModes = []runMode{
-	{"serial", (*dissect.Dissector).RunSerial},
-	{"Run", (*dissect.Dissector).Run},
-	{"parallel-1", func(d *dissect.Dissector, r *capture.Reader, fn func(*dissect.Datagram) error) error {
-		return d.RunParallel(r, 1, fn)
-	}},
-	{"parallel-3", func(d *dissect.Dissector, r *capture.Reader, fn func(*dissect.Datagram) error) error {
-		return d.RunParallel(r, 3, fn)
-	}},
+	{"serial", dissect.SessionOptions{Mode: dissect.Serial}},
+	{"auto", dissect.SessionOptions{}},
+	{"parallel-1", dissect.SessionOptions{Mode: dissect.Parallel, Workers: 1}},
+	{"parallel-3", dissect.SessionOptions{Mode: dissect.Parallel, Workers: 3}},
 }
 
 func render(t *testing.T, path string, m runMode) ([]byte, error) {
@@ -46,29 +43,34 @@ func render(t *testing.T, path string, m runMode) ([]byte, error) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	d := dissect.New(dissect.Options{})
+	s := dissect.NewSession(m.opt)
 	var out []byte
-	runErr := m.run(d, r, func(dg *dissect.Datagram) error {
-		out = report.AppendDatagramJSON(out, dg)
-		out = append(out, '\n')
-		return nil
+	runErr := s.Run(context.Background(), r, dissect.SinkFuncs{
+		OnDatagram: func(dg *dissect.Datagram) error {
+			out = report.AppendDatagramJSON(out, dg)
+			out = append(out, '\n')
+			return nil
+		},
+		OnFinish: func(end []dissect.Event) error {
+			for _, e := range end {
+				out = append(out, e.Code.String()...)
+				out = append(out, ' ')
+				out = strconv.AppendInt(out, int64(e.Frame), 10)
+				out = append(out, ' ')
+				out = append(out, e.Message...)
+				out = append(out, '\n')
+			}
+			return nil
+		},
 	})
-	for _, e := range d.Finish() {
-		out = append(out, e.Code.String()...)
-		out = append(out, ' ')
-		out = strconv.AppendInt(out, int64(e.Frame), 10)
-		out = append(out, ' ')
-		out = append(out, e.Message...)
-		out = append(out, '\n')
-	}
-	for _, f := range d.Flows() {
+	for _, f := range s.Flows() {
 		out = fmt.Appendf(out, "%+v\n", f)
 	}
 	return out, runErr
 }
 
-// The parallel pipeline gives fn exactly what the serial loop gives it, on
-// every real capture and on a replicated capture long enough for many
+// The parallel pipeline gives the sink exactly what the serial loop gives
+// it, on every real capture and on a replicated capture long enough for many
 // batches.
 func TestParallelMatchesSerial(t *testing.T) {
 	paths := []string{filepath.Join(testdata, "sample.pcap")}
@@ -135,7 +137,9 @@ func replicated(t testing.TB, src string, copies int) string {
 	return path
 }
 
-// fn stopping early stops the pipeline: its error comes back, no datagram
+var parallel2 = dissect.SessionOptions{Mode: dissect.Parallel, Workers: 2}
+
+// The sink stopping early stops the pipeline: its error comes back, no datagram
 // after it is delivered, and no goroutine is left behind.
 func TestParallelEarlyStop(t *testing.T) {
 	path := replicated(t, filepath.Join(testdata, "sample.pcap"), 40)
@@ -147,7 +151,7 @@ func TestParallelEarlyStop(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := 0
-		err = dissect.New(dissect.Options{}).RunParallel(r, 2, func(dg *dissect.Datagram) error {
+		err = dissect.NewSession(parallel2).Run(context.Background(), r, dissect.SinkFuncs{OnDatagram: func(dg *dissect.Datagram) error {
 			n++
 			if dg.Frame != n {
 				t.Fatalf("datagram %d is frame %d", n, dg.Frame)
@@ -156,13 +160,13 @@ func TestParallelEarlyStop(t *testing.T) {
 				return stop
 			}
 			return nil
-		})
+		}})
 		r.Close()
 		if err != stop || n != at {
 			t.Errorf("stop at %d: err %v after %d datagrams", at, err, n)
 		}
 	}
-	// Everything has ended when RunParallel returns; a goroutine that called
+	// Everything has ended when Run returns; a goroutine that called
 	// wg.Done may still be unwinding, so allow it a moment to disappear.
 	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
 		time.Sleep(10 * time.Millisecond)
@@ -193,7 +197,7 @@ func TestParallelEdges(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := 0
-		err = dissect.New(dissect.Options{}).RunParallel(r, 2, func(*dissect.Datagram) error { n++; return nil })
+		err = dissect.NewSession(parallel2).Run(context.Background(), r, dissect.SinkFuncs{OnDatagram: func(*dissect.Datagram) error { n++; return nil }})
 		r.Close()
 		if (err != nil) != tt.wantErr || n != 0 || errors.Is(err, io.EOF) {
 			t.Errorf("%s: err %v, %d datagrams", tt.name, err, n)

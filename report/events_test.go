@@ -35,12 +35,7 @@ func TestEventsMidCapture(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			r := tt.rep(&b)
-			ew, ok := r.(EventWriter)
-			if !ok {
-				t.Fatal("not an EventWriter")
-			}
-			if err := ew.Events(ev); err != nil {
+			if err := tt.rep(&b).Events(ev); err != nil {
 				t.Fatal(err)
 			}
 			if b.String() != tt.want { // flushed at once

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -33,11 +34,7 @@ func renderWith(t *testing.T, path string, opt dissect.Options, mk func(w *bytes
 	defer r.Close()
 	var buf bytes.Buffer
 	rep := mk(&buf)
-	d := dissect.New(opt)
-	if err := d.Run(r, rep.Datagram); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.Finish(d.Finish()); err != nil {
+	if err := dissect.NewSession(dissect.SessionOptions{Options: opt}).Run(context.Background(), r, rep); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -24,8 +24,8 @@ import (
 
 // Stats collects what `bcdump stats` prints (and `bcdump live` prints on
 // exit): per-flow tables, opcode counts per direction and anomaly totals.
-// It is a Reporter: feed it every datagram and the end events, then the
-// flows of each capture (AddFlows), then write it. Several captures may be
+// It is a Reporter (a dissect.Sink): feed it every datagram and event,
+// then the flows of each capture (AddFlows), then write it. Several captures may be
 // fed into one Stats; their counts add up and their flows are listed with
 // the capture they came from.
 //
@@ -111,14 +111,16 @@ func (s *Stats) count(code anomaly.Code, n uint64) {
 	s.anoms[code] += n
 }
 
-// Finish records end-of-capture events. It only adds, so a live capture may
-// call it with every batch of Dissector.TakeEvents.
-func (s *Stats) Finish(end []dissect.Event) error {
-	for i := range end {
-		s.count(end[i].Code, 1)
+// Events counts events found mid-capture (live).
+func (s *Stats) Events(ev []dissect.Event) error {
+	for i := range ev {
+		s.count(ev[i].Code, 1)
 	}
 	return nil
 }
+
+// Finish counts the end-of-capture events.
+func (s *Stats) Finish(end []dissect.Event) error { return s.Events(end) }
 
 // AddUnlisted counts the events a Dissector found but did not list
 // (Dissector.Unlisted), so the totals stay exact past its event limit.

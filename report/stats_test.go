@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -31,16 +32,13 @@ func collect(t testing.TB, paths ...string) *Stats {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := dissect.New(dissect.Options{})
-		err = d.Run(r, s.Datagram)
+		sess := dissect.NewSession(dissect.SessionOptions{})
+		err = sess.Run(context.Background(), r, s)
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Finish(d.Finish()); err != nil {
-			t.Fatal(err)
-		}
-		s.AddFlows(filepath.Base(path), d.Flows())
+		s.AddFlows(filepath.Base(path), sess.Flows())
 	}
 	return s
 }
@@ -185,8 +183,7 @@ func TestStatsOpenBCRetransmits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	dis := dissect.New(dissect.Options{})
-	err = dis.Run(r, func(dg *dissect.Datagram) error {
+	err = dissect.NewSession(dissect.SessionOptions{}).Run(context.Background(), r, dissect.SinkFuncs{OnDatagram: func(dg *dissect.Datagram) error {
 		for i, m := range dg.Transport.Messages {
 			if m.Type != transport.TypeData || m.Fragment || len(m.Payload) == 0 {
 				continue
@@ -197,7 +194,7 @@ func TestStatsOpenBCRetransmits(t *testing.T) {
 			}
 		}
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

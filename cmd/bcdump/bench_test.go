@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,9 +84,10 @@ func reportRate(b *testing.B, datagrams int, start time.Time) {
 	b.ReportMetric(0, "ns/op") // one op is a whole file; the rate says it better
 }
 
-// benchDissect runs the dissector over the replicated file the way the
-// commands do (dissect.Run: parallel for a file), feeding fn.
-func benchDissect(b *testing.B, serial bool, mk func() (func(*dissect.Datagram) error, func(*dissect.Dissector) error)) {
+// benchDissect runs a Session over the replicated file the way the
+// commands do (Auto: parallel for a file), feeding the sink mk makes; after
+// is called with the Session once it has run.
+func benchDissect(b *testing.B, mode dissect.Mode, mk func() (dissect.Sink, func(*dissect.Session))) {
 	path, n := benchFile(b)
 	fi, _ := os.Stat(path)
 	b.SetBytes(fi.Size())
@@ -96,19 +98,12 @@ func benchDissect(b *testing.B, serial bool, mk func() (func(*dissect.Datagram) 
 		if err != nil {
 			b.Fatal(err)
 		}
-		fn, finish := mk()
-		d := dissect.New(dissect.Options{})
-		if serial {
-			err = d.RunSerial(r, fn)
-		} else {
-			err = d.Run(r, fn)
-		}
-		if err != nil {
+		sink, after := mk()
+		s := dissect.NewSession(dissect.SessionOptions{Mode: mode})
+		if err := s.Run(context.Background(), r, sink); err != nil {
 			b.Fatal(err)
 		}
-		if err := finish(d); err != nil {
-			b.Fatal(err)
-		}
+		after(s)
 		r.Close()
 	}
 	reportRate(b, n, start)
@@ -116,29 +111,23 @@ func benchDissect(b *testing.B, serial bool, mk func() (func(*dissect.Datagram) 
 
 // statsPath is what `bcdump stats` does per capture: every datagram and the
 // end events into report.Stats, then the flows.
-func statsPath() (func(*dissect.Datagram) error, func(*dissect.Dissector) error) {
+func statsPath() (dissect.Sink, func(*dissect.Session)) {
 	st := report.NewStats()
-	return st.Datagram, func(d *dissect.Dissector) error {
-		if err := st.Finish(d.Finish()); err != nil {
-			return err
-		}
-		st.AddFlows("bench", d.Flows())
-		return nil
-	}
+	return st, func(s *dissect.Session) { st.AddFlows("bench", s.Flows()) }
 }
 
 // BenchmarkStats is the `bcdump stats` path: reading, deciphering, framing,
 // opcode decoding, per-flow tracking and reassembly, counted by
 // report.Stats; no per-datagram output.
-func BenchmarkStats(b *testing.B) { benchDissect(b, false, statsPath) }
+func BenchmarkStats(b *testing.B) { benchDissect(b, dissect.Auto, statsPath) }
 
-// BenchmarkStatsSerial is BenchmarkStats on one goroutine (dissect.RunSerial).
-func BenchmarkStatsSerial(b *testing.B) { benchDissect(b, true, statsPath) }
+// BenchmarkStatsSerial is BenchmarkStats on one goroutine (Serial mode).
+func BenchmarkStatsSerial(b *testing.B) { benchDissect(b, dissect.Serial, statsPath) }
 
 // BenchmarkDissect is the dissector alone, nothing consuming its output.
 func BenchmarkDissect(b *testing.B) {
-	benchDissect(b, false, func() (func(*dissect.Datagram) error, func(*dissect.Dissector) error) {
-		return func(*dissect.Datagram) error { return nil }, func(d *dissect.Dissector) error { d.Finish(); return nil }
+	benchDissect(b, dissect.Auto, func() (dissect.Sink, func(*dissect.Session)) {
+		return dissect.SinkFuncs{}, func(*dissect.Session) {}
 	})
 }
 

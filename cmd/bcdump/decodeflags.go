@@ -92,23 +92,24 @@ func (g *severityGate) add(a anomaly.Anomaly) {
 	g.count++
 }
 
-func (g *severityGate) datagram(d *dissect.Datagram) {
-	if g == nil {
-		return
-	}
+// The gate is a dissect.Sink: it counts the anomalies of every datagram
+// and event a Session hands out.
+
+func (g *severityGate) Datagram(d *dissect.Datagram) error {
 	for _, a := range d.Anomalies {
 		g.add(a)
 	}
+	return nil
 }
 
-func (g *severityGate) events(ev []dissect.Event) {
-	if g == nil {
-		return
-	}
+func (g *severityGate) Events(ev []dissect.Event) error {
 	for _, e := range ev {
 		g.add(e.Anomaly)
 	}
+	return nil
 }
+
+func (g *severityGate) Finish(end []dissect.Event) error { return g.Events(end) }
 
 // err is the findingError for exit status 1, or nil.
 func (g *severityGate) err() error {

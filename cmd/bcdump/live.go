@@ -64,8 +64,9 @@ dropped go to stderr. On a terminal, stderr shows a status line meanwhile.`,
 	return cmd
 }
 
-// liveTick is how often the status line and the -w file are brought up to
-// date, and the longest a stop request waits.
+// liveTick is how often capture time moves on without a packet, the status
+// line and the -w file are brought up to date, and the longest a stop
+// request waits.
 const liveTick = 200 * time.Millisecond
 
 func runLive(ctx context.Context, s *streams, o *liveOptions) error {
@@ -90,7 +91,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := capture.OpenLive(o.iface, capture.LiveOptions{Ports: opt.Ports})
+	src, err := capture.OpenLive(o.iface, capture.LiveOptions{Ports: opt.Ports, Tick: liveTick})
 	if err != nil {
 		return err
 	}
@@ -98,6 +99,10 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	out, err := openLiveWriter(o.write, src)
 	if err != nil {
 		return err
+	}
+	var in capture.Source = src
+	if out != nil {
+		in = out
 	}
 
 	// Stop requests are caught before the banner says capture is on.
@@ -111,161 +116,104 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	fmt.Fprintf(s.err, "bcdump: capturing on %s (%s), UDP ports %s; Ctrl-C stops\n",
 		src.Name(), src.LinkType(), portList(opt.Ports))
 
-	lr := &liveRun{
-		src: src, d: dissect.New(opt), rep: rep, stats: report.NewStats(), gate: gate, out: out,
-		status: newStatusLine(s), count: o.count,
-	}
-	runErr := lr.loop(ctx)
+	// Serial: a datagram is shown as it arrives, not when a batch is full;
+	// events are shown as found, not only in the final summary.
+	sess := dissect.NewSession(dissect.SessionOptions{Options: opt, Mode: dissect.Serial, EventsAsFound: true})
+	st := report.NewStats()
+	shown := &liveShown{src: src, sess: sess, rep: rep, status: newStatusLine(s), count: o.count}
+	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(shown))
 	stop() // a second Ctrl-C during the summary ends the program
-	return lr.finish(s, report.NewPalette(errColor), runErr)
+	return finishLive(s, report.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr)
 }
 
-// liveRun is one capture: the loop state and what it feeds.
-type liveRun struct {
+// liveShown is what bcdump live shows as it goes: the reporter's output
+// with the status line around it, and the -c limit.
+type liveShown struct {
 	src    *capture.Live
-	d      *dissect.Dissector
+	sess   *dissect.Session
 	rep    report.Reporter
-	stats  *report.Stats
-	gate   *severityGate
-	out    *liveWriter // nil without -w
 	status *statusLine
 	count  int // -c; 0 is no limit
 
 	printed     int    // datagrams handed to the reporter
-	dgAnomalies int    // anomalies on datagrams; events are counted by the Dissector
+	dgAnomalies int    // anomalies on datagrams; events are counted by the Session
 	flows       int    // for the status line, as of the last tick
 	drops       uint64 // likewise
 }
 
-// loop captures until ctx ends, -c is reached or capture fails. Next wakes
-// up every liveTick (its deadline), so a stop request waits at most that
-// long even when no traffic comes.
-func (r *liveRun) loop(ctx context.Context) error {
-	var p capture.Packet
-	r.src.SetDeadline(time.Now().Add(liveTick))
-	for ctx.Err() == nil && (r.count == 0 || r.printed < r.count) {
-		err := r.src.Next(&p)
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			if err := r.tick(); err != nil {
-				return err
-			}
-			r.src.SetDeadline(time.Now().Add(liveTick))
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if err := r.packet(&p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// packet writes the frame to -w, then decodes and reports it when it is a
-// game datagram (the kernel filter lets the odd first IP fragment through).
-func (r *liveRun) packet(p *capture.Packet) error {
-	if r.out != nil {
-		if err := r.out.w.WritePacket(p.CaptureInfo, p.Data); err != nil {
-			return r.out.fail(err)
-		}
-	}
-	if p.Kind != capture.KindMatched {
-		return nil
-	}
-	dg := r.d.Packet(p)
-	r.gate.datagram(dg)
-	if err := r.stats.Datagram(dg); err != nil {
-		return err
-	}
-	shown := r.status.hide()
-	err := r.rep.Datagram(dg)
-	r.printed++
-	r.dgAnomalies += len(dg.Anomalies)
-	if err == nil {
-		err = r.events()
-	}
+func (l *liveShown) Datagram(dg *dissect.Datagram) error {
+	shown := l.status.hide()
+	err := l.rep.Datagram(dg)
+	l.printed++
+	l.dgAnomalies += len(dg.Anomalies)
 	if shown {
-		r.status.draw(r.statusText())
+		l.status.draw(l.statusText())
+	}
+	if err == nil && l.count > 0 && l.printed >= l.count {
+		return dissect.ErrStop
 	}
 	return err
 }
 
-// events reports what the tracker found since the last call (a message
-// resent although ACKed, a reassembly timed out, a silent peer) at once,
-// when the reporter can show events mid-capture; otherwise they wait for
-// the end, as for a file.
-func (r *liveRun) events() error {
-	ew, ok := r.rep.(report.EventWriter)
-	if !ok {
-		return nil
+// Events shows what the tracker found (a message resent although ACKed, a
+// reassembly timed out, a silent peer) at once.
+func (l *liveShown) Events(ev []dissect.Event) error {
+	shown := l.status.hide()
+	err := l.rep.Events(ev)
+	if shown {
+		l.status.draw(l.statusText())
 	}
-	ev := r.d.TakeEvents()
-	if len(ev) == 0 {
-		return nil
-	}
-	r.gate.events(ev)
-	if err := r.stats.Finish(ev); err != nil {
-		return err
-	}
-	return ew.Events(ev)
+	return err
 }
 
-// tick brings the -w file and the status line up to date.
-func (r *liveRun) tick() error {
-	if r.out != nil {
-		if err := r.out.w.Flush(); err != nil {
-			return r.out.fail(err)
-		}
-	}
-	// Capture time goes on while the wire is quiet: timeouts fire without
-	// waiting for the next packet.
-	r.d.Tick(time.Now())
-	r.status.hide() // redrawn below
-	if err := r.events(); err != nil {
-		return err
-	}
-	if r.status.on {
-		r.flows, r.drops = len(r.d.Flows()), r.src.Stats().Drops
-		r.status.draw(r.statusText())
+// Finish takes the status line away and reports the end events.
+func (l *liveShown) Finish(end []dissect.Event) error {
+	l.status.clear()
+	return l.rep.Finish(end)
+}
+
+// Tick brings the status line up to date (the -w file flushes itself on
+// the same tick).
+func (l *liveShown) Tick(time.Time) error {
+	if l.status.on {
+		l.flows, l.drops = len(l.sess.Flows()), l.src.Stats().Drops
+		l.status.draw(l.statusText())
 	}
 	return nil
 }
 
 // statusText is the status line; flows and drops are as of the last tick.
-func (r *liveRun) statusText() string {
+func (l *liveShown) statusText() string {
 	return fmt.Sprintf("%s: %d datagrams, %d flows, %d anomalies, %d dropped",
-		r.src.Name(), r.printed, r.flows, r.dgAnomalies+r.d.EventsFound(), r.drops)
+		l.src.Name(), l.printed, l.flows, l.dgAnomalies+l.sess.EventsFound(), l.drops)
 }
 
-// finish reports the end of the capture whatever stopped it: the end
-// events, the -w file closed, the stats summary and the kernel's drops on
-// stderr. The first error wins; without one, --fail-on decides.
-func (r *liveRun) finish(s *streams, pal report.Palette, runErr error) error {
-	r.status.clear()
-	end := r.d.Finish()
-	r.gate.events(end)
-	errs := []error{runErr, r.stats.Finish(end), r.rep.Finish(end)}
-	r.stats.AddFlows(r.src.Name(), r.d.Flows())
-	r.stats.AddUnlisted(r.d.Unlisted())
-	st := r.src.Stats()
-	r.src.Close()
-	if r.out != nil {
-		errs = append(errs, r.out.close())
+// finishLive reports the end of the capture whatever stopped it: the -w
+// file closed, the stats summary and the kernel's drops on stderr. The
+// first error wins; without one, --fail-on decides.
+func finishLive(s *streams, pal report.Palette, src *capture.Live, out *liveWriter, sess *dissect.Session,
+	st *report.Stats, printed int, gate *severityGate, runErr error) error {
+	st.AddFlows(src.Name(), sess.Flows())
+	st.AddUnlisted(sess.Unlisted())
+	cs := src.Stats()
+	src.Close()
+	errs := []error{runErr}
+	if out != nil {
+		errs = append(errs, out.close())
 	}
-	if err := r.stats.WriteTable(s.err, pal); err != nil {
+	if err := st.WriteTable(s.err, pal); err != nil {
 		// The datagrams are all out; a summary that cannot be made is
 		// worth a line, not the exit status.
 		fmt.Fprintf(s.err, "bcdump: stats summary: %v\n", err)
 	}
 	fmt.Fprintf(s.err, "bcdump: %d datagrams in %d frames captured on %s, %d dropped by the kernel\n",
-		r.printed, st.Frames, r.src.Name(), st.Drops)
+		printed, cs.Frames, src.Name(), cs.Drops)
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
-	return r.gate.err()
+	return gate.err()
 }
 
 func portList(ports []uint16) string {

@@ -8,11 +8,30 @@ import (
 )
 
 // liveWriter is the -w file of bcdump live: pcapng, flushed on every
-// status tick so that a capture killed hard still leaves a readable file.
+// tick so that a capture killed hard still leaves a readable file. It is
+// the Session's source, in front of the live capture: every frame the
+// capture hands out is written, the game datagrams and the odd first IP
+// fragment alike, before the Session sees it.
 type liveWriter struct {
+	src  capture.Source
 	name string
 	f    *os.File
 	w    *capture.Writer
+}
+
+func (l *liveWriter) Next(p *capture.Packet) error {
+	err := l.src.Next(p)
+	switch err {
+	case nil:
+		if err := l.w.WritePacket(p.CaptureInfo, p.Data); err != nil {
+			return l.fail(err)
+		}
+	case capture.ErrNoPacket:
+		if err := l.w.Flush(); err != nil {
+			return l.fail(err)
+		}
+	}
+	return err
 }
 
 func openLiveWriter(name string, src *capture.Live) (*liveWriter, error) {
@@ -28,7 +47,7 @@ func openLiveWriter(name string, src *capture.Live) (*liveWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	return &liveWriter{name: name, f: f, w: w}, nil
+	return &liveWriter{src: src, name: name, f: f, w: w}, nil
 }
 
 func (l *liveWriter) fail(err error) error { return fmt.Errorf("-w %s: %w", l.name, err) }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
 )
 
 // progress is the stderr line a long read keeps up to date: bytes read of
@@ -35,6 +38,28 @@ func newProgress(s *streams, name string, total int64) *progress {
 		return nil
 	}
 	return newProgressTo(s.err, name, total, time.Now)
+}
+
+// progressSink keeps the progress line of reading r up to date from a
+// Session: bytes read and datagrams so far; Finish takes the line away.
+type progressSink struct {
+	p *progress
+	r *capture.Reader
+	n int
+}
+
+func (s *progressSink) Datagram(*dissect.Datagram) error {
+	s.n++
+	done, _ := s.r.Progress()
+	s.p.update(done, s.n)
+	return nil
+}
+
+func (s *progressSink) Events([]dissect.Event) error { return nil }
+
+func (s *progressSink) Finish([]dissect.Event) error {
+	s.p.done()
+	return nil
 }
 
 // newProgressTo draws on w unconditionally, with now as its clock (tests).

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -79,36 +81,80 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 	return err
 }
 
-// decodeCapture runs one capture through a new Dissector into rep and the
-// --fail-on gate, with the progress line, and returns the Dissector (for
-// its flows). Everything before a broken record reaches rep before the
-// error is returned; opened is false when the capture could not be opened.
-func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (d *dissect.Dissector, opened bool, err error) {
+// decodeCapture runs one capture through a Session into rep and the
+// --fail-on gate, with the progress line, and returns the Session (for its
+// flows). Everything before a broken record reaches rep before the error
+// is returned; opened is false when the capture could not be opened.
+func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
 	r, err := openCapture(s, name, opt.Ports)
 	if err != nil {
 		return nil, false, err
 	}
 	defer r.Close()
-	d = dissect.New(opt)
+	var out sinks
 	_, total := r.Progress()
-	prog := newProgress(s, r.Name(), total)
-	n := 0
-	runErr := d.Run(r, func(dg *dissect.Datagram) error {
-		n++
-		if prog != nil {
-			done, _ := r.Progress()
-			prog.update(done, n)
-		}
-		gate.datagram(dg)
-		return rep.Datagram(dg)
-	})
-	prog.done()
-	end := d.Finish()
-	gate.events(end)
-	if err := rep.Finish(end); err != nil && runErr == nil {
-		runErr = err
+	if p := newProgress(s, r.Name(), total); p != nil {
+		out = append(out, &progressSink{p: p, r: r})
 	}
-	return d, true, runErr
+	out = out.withGate(gate)
+	out = append(out, rep)
+	sess = dissect.NewSession(dissect.SessionOptions{Options: opt})
+	return sess, true, sess.Run(context.Background(), r, out)
+}
+
+// sinks hands what a Session decodes to several sinks, in order. A
+// datagram or event stops at the first error; Finish reaches every sink
+// (each flushes) and returns the first error.
+type sinks []dissect.Sink
+
+// withGate adds the --fail-on gate, if there is one.
+func (ss sinks) withGate(g *severityGate) sinks {
+	if g == nil {
+		return ss
+	}
+	return append(ss, g)
+}
+
+func (ss sinks) add(s dissect.Sink) sinks { return append(ss, s) }
+
+func (ss sinks) Datagram(dg *dissect.Datagram) error {
+	for _, s := range ss {
+		if err := s.Datagram(dg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ss sinks) Events(ev []dissect.Event) error {
+	for _, s := range ss {
+		if err := s.Events(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ss sinks) Finish(end []dissect.Event) error {
+	var first error
+	for _, s := range ss {
+		if err := s.Finish(end); first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Tick passes a live session's tick on to the sinks that want it.
+func (ss sinks) Tick(now time.Time) error {
+	for _, s := range ss {
+		if t, ok := s.(dissect.Ticker); ok {
+			if err := t.Tick(now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func openCapture(s *streams, name string, ports []uint16) (*capture.Reader, error) {

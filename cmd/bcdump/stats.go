@@ -81,7 +81,7 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 // error returned: the caller prints the summary, then fails. A file that
 // cannot be opened (opened false) stops the command without a summary.
 func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, gate *severityGate) (opened bool, err error) {
-	d, opened, err := decodeCapture(s, name, opt, st, gate)
+	sess, opened, err := decodeCapture(s, name, opt, st, gate)
 	if !opened {
 		return false, err
 	}
@@ -89,7 +89,7 @@ func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, ga
 	if name == "-" {
 		source = "stdin"
 	}
-	st.AddFlows(source, d.Flows())
-	st.AddUnlisted(d.Unlisted())
+	st.AddFlows(source, sess.Flows())
+	st.AddUnlisted(sess.Unlisted())
 	return true, err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // AnyInterface captures on every interface at once (Linux cooked framing).
@@ -19,6 +20,10 @@ type LiveOptions struct {
 	// BufferSize is the socket receive buffer in bytes, what absorbs bursts
 	// while the decoder catches up; 0 means DefaultLiveBuffer.
 	BufferSize int
+	// Tick, when positive, makes Next return ErrNoPacket once per period,
+	// quiet wire or busy, so the caller gets to its periodic work; 0 means
+	// Next blocks until a frame arrives (or the SetDeadline time).
+	Tick time.Duration
 }
 
 // DefaultLiveBuffer is the default socket receive buffer of a live capture.

@@ -39,6 +39,8 @@ type Live struct {
 	cooked   bool                  // SOCK_DGRAM: Next prepends an SLL2 header
 	linkType layers.LinkType
 	closed   atomic.Bool
+	tick     time.Duration // LiveOptions.Tick
+	armed    bool          // the tick deadline is set
 
 	buf []byte // frame: [SLL2 header when cooked][packet]
 	oob []byte
@@ -177,6 +179,7 @@ func setupLive(f *os.File, fd int, ifindex int, cooked bool, snap int, opt LiveO
 		return nil, err
 	}
 	l.readFn = l.readOnce
+	l.tick = opt.Tick
 	l.iov.Base = &l.buf[off]
 	l.iov.SetLen(len(l.buf) - off)
 	l.msg.Name = (*byte)(unsafe.Pointer(&l.sa))
@@ -213,13 +216,23 @@ func attachFilter(fd int, prog []bpf.Instruction) error {
 // as tcpdump does. Frames are numbered from 1 in the order handed out. p's
 // slices alias the Live's buffer until the next call.
 //
-// Next blocks until a frame arrives. It returns an error satisfying
-// errors.Is(err, os.ErrDeadlineExceeded) when the SetDeadline time passes,
-// ErrLiveClosed after Close, and a *LiveError if the interface goes down.
+// Next blocks until a frame arrives. With LiveOptions.Tick it returns
+// ErrNoPacket once per tick period; without, an error satisfying
+// errors.Is(err, os.ErrDeadlineExceeded) when the SetDeadline time passes.
+// It returns ErrLiveClosed after Close, and a *LiveError if the interface
+// goes down.
 func (l *Live) Next(p *Packet) error {
 	off := 0
 	if l.cooked {
 		off = sll2Len
+	}
+	if l.tick > 0 && !l.armed {
+		// One deadline per period, not per frame: under load the ticks
+		// still come on time, and Next sets no timer per packet.
+		if err := l.file.SetReadDeadline(time.Now().Add(l.tick)); err != nil {
+			return l.readError(err)
+		}
+		l.armed = true
 	}
 	for {
 		if l.closed.Load() {
@@ -277,6 +290,10 @@ func (l *Live) readError(err error) error {
 	case l.closed.Load():
 		return ErrLiveClosed
 	case errors.Is(err, os.ErrDeadlineExceeded):
+		if l.tick > 0 {
+			l.armed = false
+			return ErrNoPacket
+		}
 		return err
 	case errors.Is(err, unix.ENETDOWN), errors.Is(err, unix.ENXIO), errors.Is(err, unix.ENODEV):
 		return &LiveError{Iface: l.name, Err: ErrInterfaceDown, Cause: err}
@@ -317,7 +334,8 @@ func (l *Live) timestamp() time.Time {
 }
 
 // SetDeadline makes a blocked Next return os.ErrDeadlineExceeded at t; the
-// zero time means no deadline.
+// zero time means no deadline. It is for captures without LiveOptions.Tick,
+// which sets the deadline itself.
 func (l *Live) SetDeadline(t time.Time) error { return l.file.SetReadDeadline(t) }
 
 // Stats returns the counts so far, with the kernel's drop count brought up

@@ -201,6 +201,38 @@ func TestLiveDeadlineAndClose(t *testing.T) {
 	}
 }
 
+// With a Tick, Next says ErrNoPacket once per period, on a quiet wire and
+// on a busy one, and hands out the frames in between.
+func TestLiveTick(t *testing.T) {
+	u := newPair(t, "udp4", "127.0.0.1:0")
+	l, err := OpenLive("lo", LiveOptions{Ports: []uint16{u.srvAddr().Port()}, Tick: 30 * time.Millisecond})
+	needLive(t, err)
+	t.Cleanup(func() { l.Close() })
+	var p Packet
+	start := time.Now()
+	if err := l.Next(&p); err != ErrNoPacket {
+		t.Fatalf("quiet wire: %v", err)
+	}
+	if el := time.Since(start); el < 20*time.Millisecond {
+		t.Errorf("ErrNoPacket after %v, before the tick", el)
+	}
+	want := u.exchange(t, 5)
+	got, ticks := 0, 0
+	for got < len(want) && ticks < 100 {
+		switch err := l.Next(&p); err {
+		case nil:
+			got++
+		case ErrNoPacket:
+			ticks++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if got != len(want) {
+		t.Fatalf("%d of %d datagrams", got, len(want))
+	}
+}
+
 // Next reads into its own buffers: no allocation per frame.
 func TestLiveNextDoesNotAllocate(t *testing.T) {
 	u := newPair(t, "udp4", "127.0.0.1:0")

@@ -125,7 +125,7 @@ func isPcapMagic(b []byte) bool {
 
 // countingReader counts the bytes read from the underlying file, for
 // progress. The count is atomic: a progress display may read it while
-// another goroutine (dissect.RunParallel's reader) reads the file.
+// another goroutine (a parallel dissect.Session's reader) reads the file.
 type countingReader struct {
 	r io.Reader
 	n atomic.Int64

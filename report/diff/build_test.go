@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -92,11 +93,7 @@ func traceOf(t testing.TB, capBytes []byte) []byte {
 	defer r.Close()
 	var out bytes.Buffer
 	rep := report.NewJSON(&out, false)
-	d := dissect.New(dissect.Options{})
-	if err := d.Run(r, rep.Datagram); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.Finish(d.Finish()); err != nil {
+	if err := dissect.NewSession(dissect.SessionOptions{}).Run(context.Background(), r, rep); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -73,29 +74,30 @@ func LoadJSON(name string, r io.Reader) (*Conversation, error) {
 	return b.finish(), nil
 }
 
-// LoadCapture decodes a capture. Each datagram is rendered by the JSON
-// reporter's own encoder and parsed back, line by line, so that a capture
-// and its saved trace give the same conversation by construction, in
-// memory bounded by one datagram plus the conversation itself.
-func LoadCapture(name string, cr *capture.Reader, opt dissect.Options) (*Conversation, error) {
+// LoadCapture decodes a capture from src through a dissect.Session. Each
+// datagram is rendered by the JSON reporter's own encoder and parsed back,
+// line by line, so that a capture and its saved trace give the same
+// conversation by construction, in memory bounded by one datagram plus the
+// conversation itself. End-of-capture events are not part of it.
+func LoadCapture(name string, src capture.Source, opt dissect.Options) (*Conversation, error) {
 	b := newBuilder(name, "capture")
-	d := dissect.New(opt)
 	var (
 		line []byte
 		rec  record
 	)
-	err := d.Run(cr, func(dg *dissect.Datagram) error {
-		line = report.AppendDatagramJSON(line[:0], dg)
-		ok, err := parseRecord(line, &rec)
-		if err != nil {
-			return fmt.Errorf("frame %d: %w", dg.Frame, err)
-		}
-		if !ok {
-			return nil
-		}
-		return b.add(&rec)
+	err := dissect.NewSession(dissect.SessionOptions{Options: opt}).Run(context.Background(), src, dissect.SinkFuncs{
+		OnDatagram: func(dg *dissect.Datagram) error {
+			line = report.AppendDatagramJSON(line[:0], dg)
+			ok, err := parseRecord(line, &rec)
+			if err != nil {
+				return fmt.Errorf("frame %d: %w", dg.Frame, err)
+			}
+			if !ok {
+				return nil
+			}
+			return b.add(&rec)
+		},
 	})
-	d.Finish()
 	if err != nil {
 		return nil, err
 	}
