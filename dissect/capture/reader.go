@@ -142,16 +142,17 @@ func (r *Reader) reassemble(p *Packet) bool {
 		return false
 	}
 	frame, t, ci := p.Frame, p.Time, p.CaptureInfo
-	r.decodeDgram(p, d, d.total)
+	r.decodeDgram(p, d, d.total, false)
 	p.Frame, p.Time, p.CaptureInfo = frame, t, ci
 	r.stats.Reassembled++
 	r.frag.free(d)
 	return true
 }
 
-// decodeDgram fills p with the first n payload bytes of datagram d, rebuilt.
-func (r *Reader) decodeDgram(p *Packet, d *pendingDgram, n int) {
-	data := r.frag.rebuild(d, n)
+// decodeDgram fills p with the first n payload bytes of datagram d, rebuilt
+// (given: d was given up).
+func (r *Reader) decodeDgram(p *Packet, d *pendingDgram, n int, given bool) {
+	data := r.frag.rebuild(d, n, given)
 	p.reset()
 	p.Frame, p.Time = d.last, d.lastTime
 	p.Data, p.LinkType = data, layers.LinkTypeRaw
@@ -178,7 +179,7 @@ func (r *Reader) giveUp(p *Packet) bool {
 		}
 		return false
 	}
-	r.decodeDgram(p, d, d.prefix())
+	r.decodeDgram(p, d, d.prefix(), true)
 	r.classify(p)
 	if p.Kind != KindMatched {
 		return false
