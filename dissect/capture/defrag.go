@@ -277,15 +277,16 @@ func (f *defrag) expire(now time.Time) {
 	}
 }
 
-// sameHosts gives up pending datagrams between the addresses of a datagram
-// read whole (either way): the fragments of one datagram are sent back to
-// back, so a later datagram between the same hosts means the missing ones
-// are lost.
-// It makes the lost datagram known before the traffic that follows it.
-func (f *defrag) sameHosts(src, dst netip.Addr) {
+// sameHosts gives up the pending datagrams between src and dst (either
+// way) that got no fragment since frame before, when a datagram between
+// them sent later (read whole, or reassembled from fragments that started
+// at frame before) shows their missing fragments are lost: the fragments
+// of one datagram are sent back to back. It makes the lost datagram known
+// before the traffic that follows it.
+func (f *defrag) sameHosts(src, dst netip.Addr, before int, how string) {
 	for i := 0; i < len(f.pend); {
-		if k := f.pend[i].key; k.src == src && k.dst == dst || k.src == dst && k.dst == src {
-			f.pend[i].why = "(a later datagram between the same hosts came whole)"
+		if k := f.pend[i].key; f.pend[i].last < before && (k.src == src && k.dst == dst || k.src == dst && k.dst == src) {
+			f.pend[i].why = "(a later datagram between the same hosts " + how + ")"
 			f.given = append(f.given, f.remove(i))
 			continue
 		}
