@@ -14,7 +14,10 @@ import (
 // refers to it must not look wrong either, so each flow remembers the seqs
 // such messages had or may have had: an ACK for one that matches nothing
 // is AckCut, not ack-unknown, and a reassembly that lacks a cut fragment
-// ends without fragment-incomplete.
+// ends without fragment-incomplete. An ACK the capture cut or lost spares
+// the messages it may have acknowledged retransmit-unacked. A datagram
+// lost whole without its ports (Tracker.Lost) marks every flow between its
+// hosts so.
 
 // maxCutSeqs bounds the seqs a flow remembers; the oldest are forgotten.
 const maxCutSeqs = 32
@@ -76,6 +79,9 @@ func (t *Tracker) cut(f *flow, d Dir, dg *Datagram) {
 			}
 		}
 	}
+	if unknown > 0 || dg.HasCut && dg.Cut.Type == TypeACK {
+		f.acksLost(d.other())
+	}
 	unknown = min(unknown, maxCutSeqs/4)
 	for c := range next {
 		for k := range unknown {
@@ -96,9 +102,9 @@ const lostSeqs = maxCutSeqs / 4
 // there, so each is marked as for a cut datagram of unknown content: the
 // next seqs of both channels and the messages its open reassemblies are
 // assembling, so an ACK for one is AckCut and the reassembly may end
-// without fragment-incomplete; its statistics count an
-// ip-fragment-incomplete note.
-// fn, when not nil, is called with each flow marked (valid until fn
+// without fragment-incomplete, and the ACKs it may have carried spare the
+// messages of the other direction retransmit-unacked (acksLost). The
+// flow's statistics count an ip-fragment-incomplete note. fn, when not nil, is called with each flow marked (valid until fn
 // returns). Call Lost before tracking the datagrams that followed the lost
 // one.
 func (t *Tracker) Lost(src, dst netip.Addr, fn func(Flow)) {
@@ -136,6 +142,21 @@ func (t *Tracker) lost(f *flow, d Dir) {
 		if r.dir == d {
 			r.cut = true
 			f.cuts.add(d, ChanHigh, r.seq)
+		}
+	}
+	f.acksLost(d.other())
+}
+
+// acksLost marks the messages sent in direction d so far: an ACK for any
+// of them may have been in what the capture lost or cut, so one resent and
+// never seen ACKed is not retransmit-unacked unless it was resent again
+// after (its receiver would have ACKed that copy).
+func (f *flow) acksLost(d Dir) {
+	for c := range f.ch[d] {
+		ch := &f.ch[d][c]
+		for i := ch.head; i >= 0; i = ch.slots[i].next {
+			e := &ch.slots[i]
+			e.ackLost, e.ackLostRe = true, e.retrans
 		}
 	}
 }

@@ -103,7 +103,7 @@ var registry = [numCodes]Info{
 		"seed 001's \"ACK format mismatch\" hypothesis; reported once per message, in place of `retransmit-unacked`"},
 	RetransmitUnacked: {RetransmitUnacked, "retransmit-unacked", Warn, Delivery, AsEvent,
 		"a message (or some of its fragments) was retransmitted and no matching ACK was ever seen",
-		"lost ACKs, a silent peer, or a capture that missed them; reported once per message"},
+		"lost ACKs, a silent peer, or a capture that missed them; reported once per message. Not when an ACK for it may be in a datagram the capture cut (`truncated`) or lost (`ip-fragment-incomplete`) and it was not resent after that"},
 	UnackedFragmentRetransmit: {UnackedFragmentRetransmit, "unacked-fragment-retransmit", Warn, Delivery, AsEvent,
 		"a fragmented reliable message kept being retransmitted although every fragment was ACKed with matching fragment ACKs",
 		"the stock client bug of seed 001. Reported once per message when its tracking ends, with the number of resends, their time span and the frames of the ACKs. Harmless (the receiver drops the duplicates) but it wastes bandwidth for the whole session"},
