@@ -52,7 +52,8 @@ func defragSeeds(tb testing.TB) [][]byte {
 }
 
 // Fragments of every shape: the reader never panics, returns at most one
-// datagram per frame plus the ones it gave up, and holds bounded state.
+// datagram per frame plus the ones it gave up, notes no more datagrams
+// than it gave up, and holds bounded state.
 func FuzzDefrag(f *testing.F) {
 	for _, s := range defragSeeds(f) {
 		f.Add(s)
@@ -69,6 +70,13 @@ func FuzzDefrag(f *testing.F) {
 		}
 		if len(r.frag.pend) != 0 || r.frag.bytes != 0 {
 			t.Errorf("%d datagrams, %d bytes still pending at the end", len(r.frag.pend), r.frag.bytes)
+		}
+		notes := len(r.TakeNotes())
+		for _, p := range got {
+			notes += len(p.Lost)
+		}
+		if notes > r.Stats().Incomplete {
+			t.Errorf("%d notes of lost datagrams, %d given up", notes, r.Stats().Incomplete)
 		}
 	})
 }
