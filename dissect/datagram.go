@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
@@ -73,6 +74,10 @@ type Datagram struct {
 
 	// Anomalies of every layer, in the order found.
 	Anomalies []anomaly.Anomaly
+
+	// lost is what the reader lost before this datagram
+	// (capture.Packet.Lost), for Advance.
+	lost []capture.Note
 }
 
 // Payload is what the decoders made of one payload: a message's own, or a
@@ -122,6 +127,7 @@ type Reassembled struct {
 
 func (d *Datagram) reset() {
 	d.Truncated, d.Missing = false, 0
+	d.lost = nil
 	d.Transport.Reset()
 	d.GameSpy = d.GameSpy[:0]
 	d.Anomalies = d.Anomalies[:0]

@@ -85,6 +85,7 @@ func (d *Dissector) Decode(dg *Datagram, p *capture.Packet) {
 	dg.Src, dg.Dst = p.Src, p.Dst
 	dg.Truncated = p.Truncated
 	dg.Missing = p.Missing
+	dg.lost = p.Lost
 	dg.Dir = S2C
 	if d.isGamePort(p.Dst.Port()) {
 		dg.Dir = C2S
@@ -155,15 +156,37 @@ func truncatedNote(dg *Datagram) anomaly.Anomaly {
 // Advance is the stateful half of Packet: relative time, per-flow tracking,
 // reassembly and the analyses that follow a flow. Call it once per Decoded
 // datagram, in capture order, from one goroutine.
+//
+// Datagrams the reader lost before dg (their ports unknown) are applied
+// first, so dg's flow knows it may have lost messages, and noted on dg,
+// where the loss became known (counted in the flows they concern, not
+// dg's).
 func (d *Dissector) Advance(dg *Datagram) {
 	if !d.started {
 		d.first, d.started = dg.Time, true
 	}
 	dg.RelTime = dg.Time.Sub(d.first)
-	if dg.Kind != KindGame {
-		return
+	for i := range dg.lost {
+		d.lostDatagram(&dg.lost[i])
 	}
-	d.trackFlow(dg, len(dg.Raw)+dg.Missing)
+	if dg.Kind == KindGame {
+		d.trackFlow(dg, len(dg.Raw)+dg.Missing)
+	}
+	if len(dg.lost) > 0 {
+		notes := make([]anomaly.Anomaly, 0, len(dg.lost)+len(dg.Anomalies))
+		for _, n := range dg.lost {
+			notes = append(notes, n.Anomaly)
+		}
+		dg.Anomalies = append(notes, dg.Anomalies...)
+	}
+}
+
+// lostDatagram tells the flows between the hosts of a datagram the reader
+// lost that they may have lost messages: the transport then takes ACKs and
+// incomplete reassemblies for them as cut, and the checksum handshake
+// forgets its position.
+func (d *Dissector) lostDatagram(n *capture.Note) {
+	d.track.Lost(n.Src.Addr(), n.Dst.Addr(), handshakeGap)
 }
 
 // trackFlow feeds the per-flow reconstructor and decodes what it reassembled.
@@ -272,9 +295,11 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 }
 
 // ReaderNotes holds notes of the capture reader as events for Finish, with
-// the side on a game port as the server.
+// the side on a game port as the server, and tells the flows between their
+// hosts they may have lost messages (see Advance).
 func (d *Dissector) ReaderNotes(notes []capture.Note) {
 	for _, n := range notes {
+		d.lostDatagram(&n)
 		e := Event{Frame: n.Frame, Time: n.Time, Client: n.Src, Server: n.Dst, Anomaly: n.Anomaly}
 		if d.isGamePort(n.Src.Port()) {
 			e.Client, e.Server = n.Dst, n.Src

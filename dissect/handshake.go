@@ -167,6 +167,15 @@ func handshakeRelevant(dg *Datagram) bool {
 	return false
 }
 
+// handshakeGap tells fl's handshake analyzer that the capture lost what
+// may have been part of the handshake (Handshake.Gap).
+func handshakeGap(fl transport.Flow) {
+	if f, _ := fl.State().(*hsFlow); f != nil {
+		f.gap = true
+		f.hs.Gap()
+	}
+}
+
 // cutGameData reports whether the capture cut a game payload (or what may
 // have been one) from dg.
 func cutGameData(dg *Datagram) bool {

@@ -64,6 +64,11 @@ type sentMsg struct {
 
 	delivered bool // reassembled
 	abandoned bool // reassembly given up (overflow, timeout, bad total)
+	// ackLost: the capture lost or cut what may have been its ACK when it
+	// had been resent ackLostRe times; unACKed without more resends, it is
+	// no news (flow.acksLost).
+	ackLost   bool
+	ackLostRe int32
 
 	pieces     []piece
 	prev, next int32
@@ -448,7 +453,7 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 		t.flowEvent(f, e.frame, int(e.msg), int(e.off), e.first, anomaly.AckMismatch,
 			"%s: %d ACKs for its seq had the wrong fragment status or index (first in frame %d: %s), %d of %d sent pieces got a matching ACK, %d retransmissions",
 			msgLabel(d, c, e), e.mismatch, e.mmFrame, ackShape(e.mmFrag, e.mmIdx), matched, len(e.pieces), e.retrans)
-	case len(unacked) > 0:
+	case len(unacked) > 0 && !(e.ackLost && e.retrans == e.ackLostRe):
 		what := ""
 		slices.Sort(unacked)
 		if e.frag {

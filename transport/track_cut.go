@@ -1,5 +1,11 @@
 package transport
 
+import (
+	"net/netip"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
 // Messages the capture cut. A datagram cut short by the snap length holds
 // whole messages, maybe one message cut in two (Datagram.Cut) and maybe
 // messages not captured at all (Datagram.Uncaptured). Only the whole ones
@@ -8,7 +14,10 @@ package transport
 // refers to it must not look wrong either, so each flow remembers the seqs
 // such messages had or may have had: an ACK for one that matches nothing
 // is AckCut, not ack-unknown, and a reassembly that lacks a cut fragment
-// ends without fragment-incomplete.
+// ends without fragment-incomplete. An ACK the capture cut or lost spares
+// the messages it may have acknowledged retransmit-unacked. A datagram
+// lost whole without its ports (Tracker.Lost) marks every flow between its
+// hosts so.
 
 // maxCutSeqs bounds the seqs a flow remembers; the oldest are forgotten.
 const maxCutSeqs = 32
@@ -70,12 +79,84 @@ func (t *Tracker) cut(f *flow, d Dir, dg *Datagram) {
 			}
 		}
 	}
+	if unknown > 0 || dg.HasCut && dg.Cut.Type == TypeACK {
+		f.acksLost(d.other())
+	}
 	unknown = min(unknown, maxCutSeqs/4)
 	for c := range next {
 		for k := range unknown {
 			if known[c] {
 				f.cuts.add(d, Channel(c), next[c]+uint16(k))
 			}
+		}
+	}
+}
+
+// lostSeqs is how many seqs per channel a lost datagram may have used.
+const lostSeqs = maxCutSeqs / 4
+
+// Lost tells the tracker that the capture lost a datagram sent from host
+// src to host dst whose ports are unknown (an IP-fragmented datagram
+// without its first fragment), after the datagrams tracked so far. Every
+// flow between those hosts in that direction may have lost messages
+// there, so each is marked as for a cut datagram of unknown content: the
+// next seqs of both channels and the messages its open reassemblies are
+// assembling, so an ACK for one is AckCut and the reassembly may end
+// without fragment-incomplete, and the ACKs it may have carried spare the
+// messages of the other direction retransmit-unacked (acksLost). The
+// flow's statistics count an ip-fragment-incomplete note. fn, when not nil, is called with each flow marked (valid until fn
+// returns). Call Lost before tracking the datagrams that followed the lost
+// one.
+func (t *Tracker) Lost(src, dst netip.Addr, fn func(Flow)) {
+	src, dst = src.Unmap(), dst.Unmap()
+	for _, f := range t.active {
+		c, s := f.key.Client.Addr().Unmap(), f.key.Server.Addr().Unmap()
+		marked := false
+		if c == src && s == dst {
+			t.lost(f, C2S)
+			marked = true
+		}
+		if s == src && c == dst {
+			t.lost(f, S2C)
+			marked = true
+		}
+		if marked {
+			f.count(anomaly.IPFragmentIncomplete)
+			if fn != nil {
+				fn(Flow{f})
+			}
+		}
+	}
+}
+
+// lost marks what a datagram lost in direction d of f may have held.
+func (t *Tracker) lost(f *flow, d Dir) {
+	for c := range f.ch[d] {
+		if ch := &f.ch[d][c]; ch.hasExt {
+			for k := range lostSeqs {
+				f.cuts.add(d, Channel(c), uint16(ch.ext)+1+uint16(k))
+			}
+		}
+	}
+	for _, r := range f.reasm {
+		if r.dir == d {
+			r.cut = true
+			f.cuts.add(d, ChanHigh, r.seq)
+		}
+	}
+	f.acksLost(d.other())
+}
+
+// acksLost marks the messages sent in direction d so far: an ACK for any
+// of them may have been in what the capture lost or cut, so one resent and
+// never seen ACKed is not retransmit-unacked unless it was resent again
+// after (its receiver would have ACKed that copy).
+func (f *flow) acksLost(d Dir) {
+	for c := range f.ch[d] {
+		ch := &f.ch[d][c]
+		for i := ch.head; i >= 0; i = ch.slots[i].next {
+			e := &ch.slots[i]
+			e.ackLost, e.ackLostRe = true, e.retrans
 		}
 	}
 }

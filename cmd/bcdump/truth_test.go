@@ -278,36 +278,156 @@ func TestFragmentedSample(t *testing.T) {
 	}
 }
 
-// One fragment lost: one ip-fragment-incomplete note, nothing about the
-// game traffic that follows; --fail-on warn passes.
+// fragmenters split the sample into IPv4 or IPv6 fragments.
+var fragmenters = []struct {
+	name string
+	frag func(*pcapedit.File, int, *rand.Rand, func(int, int) bool) (*pcapedit.Fragmented, error)
+}{
+	{"ipv4", pcapedit.FragmentIPv4},
+	{"ipv6", pcapedit.FragmentIPv6},
+}
+
+// One fragment lost, IPv4 or IPv6: one ip-fragment-incomplete note,
+// nothing about the game traffic that follows; --fail-on warn passes.
+// Without fragment 0 the datagram's ports are unknown: the flows between
+// its hosts may have lost messages there (ACKs for them are "cut", their
+// reassemblies end quietly, the checksum handshake forgets its position),
+// and the note is on the datagram where the loss became known, after the
+// frames of the lost one.
 func TestLostFragmentSample(t *testing.T) {
 	f := parseSample(t)
-	fr, err := pcapedit.FragmentIPv4(f, 100, nil, nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, fg := range fragmenters {
+		whole, err := fg.frag(f, 100, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dg := range whole.Split {
+			for _, frag := range []int{0, 1, 2} {
+				t.Run(fg.name+"/"+itoa(dg)+"/"+itoa(frag), func(t *testing.T) {
+					fr, err := fg.frag(f, 100, nil, func(d, k int) bool { return d == dg && k == frag })
+					if err != nil {
+						t.Fatal(err)
+					}
+					path := writeEdited(t, "lost", fr.File)
+					dgs, end := readJSONLines(t, path)
+					notes := checkLostNotes(t, dgs, end)
+					if len(notes) != 1 {
+						t.Fatalf("%d ip-fragment-incomplete notes, want 1", len(notes))
+					}
+					if n := notes[0]; frag == 0 && (n.end || n.frame <= n.last) {
+						t.Errorf("note at the end %v, on frame %d; want it on a datagram after frame %d: %s", n.end, n.frame, n.last, n.msg)
+					}
+					if code, _, errs := runCLI(t, nil, "read", "--fail-on", "warn", path); code != exitOK {
+						t.Errorf("read --fail-on warn: exit %d %s", code, errs)
+					}
+				})
+			}
+		}
 	}
-	for dg := range fr.Split {
-		// Fragment 0 holds the ports: without it the datagram cannot be
-		// placed in its flow (see the README: what refers to it may
-		// still be ack-unknown).
-		for _, frag := range []int{1, 2} {
-			t.Run(itoa(dg)+"/"+itoa(frag), func(t *testing.T) {
-				path := writeEdited(t, "lost", dropFragment(dg, frag)(t, f))
-				dgs, end := readJSONLines(t, path)
-				notes := 0
-				for _, l := range append(dgs, end...) {
-					for _, a := range l.Anomalies {
-						switch {
-						case a.Code == "ip-fragment-incomplete":
-							notes++
-						case a.Code == "truncated":
-						case a.Severity != "note" || a.Code == "ack-unknown":
-							t.Errorf("frame %d: %s %s: %s", l.Frame, a.Severity, a.Code, a.Message)
-						}
+}
+
+type lostNote struct {
+	frame, last int // the frame the note is on; the last frame of the lost datagram
+	end         bool
+	msg         string
+}
+
+// checkLostNotes reports every anomaly at warn or above, and every
+// ack-unknown, in a read of a capture lacking fragments, and returns its
+// ip-fragment-incomplete notes.
+func checkLostNotes(t *testing.T, dgs, end []jsonLine) []lostNote {
+	t.Helper()
+	var notes []lostNote
+	for i, l := range append(dgs, end...) {
+		for _, a := range l.Anomalies {
+			switch {
+			case a.Code == "ip-fragment-incomplete":
+				n := lostNote{frame: l.Frame, end: i >= len(dgs), msg: a.Message}
+				if _, r, ok := strings.Cut(a.Message, "(frames "); ok {
+					r, _, _ = strings.Cut(r, ")")
+					_, r, _ = strings.Cut(r, "-")
+					n.last, _ = strconv.Atoi(r)
+				}
+				if n.last == 0 {
+					t.Errorf("note names no frames: %s", a.Message)
+				}
+				notes = append(notes, n)
+			case a.Code == "truncated":
+			case a.Severity != "note" || a.Code == "ack-unknown":
+				t.Errorf("frame %d: %s %s: %s", l.Frame, a.Severity, a.Code, a.Message)
+			}
+		}
+	}
+	return notes
+}
+
+// Fragment 0 lost, the loss found only later: after 30 s of capture time
+// (an unrelated frame passes the timeout before the game traffic resumes:
+// the note is on the next datagram, in capture order), or at the end of
+// the capture (the capture ends with the lost datagram's fragments: an end
+// note). Either way nothing about the game traffic follows.
+func TestLostFirstFragmentLate(t *testing.T) {
+	f := parseSample(t)
+	for _, fg := range fragmenters {
+		whole, err := fg.frag(f, 100, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The original frame of each split datagram.
+		var split []int
+		for i := 1; i < len(whole.Frame); i++ {
+			if whole.Frame[i]-whole.Frame[i-1] > 1 {
+				split = append(split, i)
+			}
+		}
+		if len(split) != whole.Split {
+			t.Fatalf("%d split datagrams found, want %d", len(split), whole.Split)
+		}
+		for dg := range whole.Split {
+			fr, err := fg.frag(f, 100, nil, func(d, k int) bool { return d == dg && k == 0 })
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := fr.Frame[split[dg]] // the lost datagram's last fragment
+			t.Run(fg.name+"/timeout/"+itoa(dg), func(t *testing.T) {
+				out := &pcapedit.File{Header: fr.Header}
+				out.Records = append(out.Records, fr.Records[:last]...)
+				gap := out.Records[last-1]
+				gap.Sec += 31
+				gap.Data = append(slices.Clone(gap.Data[:12]), 0x08, 0x06) // ARP, not decoded
+				gap.Data = append(gap.Data, make([]byte, 28)...)
+				gap.Orig = uint32(len(gap.Data))
+				out.Records = append(out.Records, gap)
+				for _, r := range fr.Records[last:] {
+					r.Sec += 32
+					out.Records = append(out.Records, r)
+				}
+				dgs, end := readJSONLines(t, writeEdited(t, "timeout", out))
+				notes := checkLostNotes(t, dgs, end)
+				if len(notes) != 1 {
+					t.Fatalf("%d ip-fragment-incomplete notes, want 1", len(notes))
+				}
+				next := 0 // the first datagram after the ARP frame
+				for _, l := range dgs {
+					if l.Frame > last+1 {
+						next = l.Frame
+						break
 					}
 				}
-				if notes != 1 {
-					t.Errorf("%d ip-fragment-incomplete notes, want 1", notes)
+				if n := notes[0]; n.end || n.frame != next || n.last != last || !strings.Contains(n.msg, "after 30s") {
+					t.Errorf("note at the end %v, on frame %d, want %d (frames up to %d): %s", n.end, n.frame, next, last, n.msg)
+				}
+			})
+			t.Run(fg.name+"/end/"+itoa(dg), func(t *testing.T) {
+				out := &pcapedit.File{Header: fr.Header, Records: fr.Records[:last]}
+				path := writeEdited(t, "end", out)
+				dgs, end := readJSONLines(t, path)
+				notes := checkLostNotes(t, dgs, end)
+				if len(notes) != 1 {
+					t.Fatalf("%d ip-fragment-incomplete notes, want 1", len(notes))
+				}
+				if n := notes[0]; !n.end || n.last != last || !strings.Contains(n.msg, "at the end of the capture") {
+					t.Errorf("note at the end %v (frames up to %d): %s", n.end, n.last, n.msg)
 				}
 				if code, _, errs := runCLI(t, nil, "read", "--fail-on", "warn", path); code != exitOK {
 					t.Errorf("read --fail-on warn: exit %d %s", code, errs)

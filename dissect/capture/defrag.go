@@ -111,8 +111,12 @@ type defrag struct {
 	pend  []*pendingDgram // oldest first
 	bytes int
 	pool  []*pendingDgram
-	out   []byte // the rebuilt packet handed out last
-	given []*pendingDgram
+	out   []byte // the reassembled packet handed out last
+	// outCut holds the datagram given up handed out last: one apart, as a
+	// reassembled datagram waits (Reader.held) while those given up before
+	// it are returned.
+	outCut []byte
+	given  []*pendingDgram
 }
 
 func (f *defrag) find(k fragKey) int {
@@ -231,9 +235,14 @@ func (f *defrag) add(p *Packet, fr fragment) *pendingDgram {
 	return f.remove(f.find(fr.key))
 }
 
-// rebuild writes d as one raw IP packet into f.out.
-func (f *defrag) rebuild(d *pendingDgram, n int) []byte {
-	b := append(f.out[:0], d.hdr...)
+// rebuild writes the first n payload bytes of d as one raw IP packet into
+// f.out, or f.outCut for a datagram given up.
+func (f *defrag) rebuild(d *pendingDgram, n int, given bool) []byte {
+	out := &f.out
+	if given {
+		out = &f.outCut
+	}
+	b := append((*out)[:0], d.hdr...)
 	if d.key.v6 {
 		b[6] = byte(layers.IPProtocolUDP) // the fragment header is gone
 		binary.BigEndian.PutUint16(b[4:], uint16(n))
@@ -244,7 +253,7 @@ func (f *defrag) rebuild(d *pendingDgram, n int) []byte {
 		binary.BigEndian.PutUint16(b[10:], gopacket.FoldChecksum(gopacket.ComputeChecksum(b[:len(d.hdr)], 0)))
 	}
 	b = append(b, d.buf[:n]...)
-	f.out = b
+	*out = b
 	return b
 }
 
@@ -268,15 +277,16 @@ func (f *defrag) expire(now time.Time) {
 	}
 }
 
-// sameHosts gives up pending datagrams between the addresses of a datagram
-// read whole (either way): the fragments of one datagram are sent back to
-// back, so a later datagram between the same hosts means the missing ones
-// are lost.
-// It makes the lost datagram known before the traffic that follows it.
-func (f *defrag) sameHosts(src, dst netip.Addr) {
+// sameHosts gives up the pending datagrams between src and dst (either
+// way) that got no fragment since frame before, when a datagram between
+// them sent later (read whole, or reassembled from fragments that started
+// at frame before) shows their missing fragments are lost: the fragments
+// of one datagram are sent back to back. It makes the lost datagram known
+// before the traffic that follows it.
+func (f *defrag) sameHosts(src, dst netip.Addr, before int, how string) {
 	for i := 0; i < len(f.pend); {
-		if k := f.pend[i].key; k.src == src && k.dst == dst || k.src == dst && k.dst == src {
-			f.pend[i].why = "(a later datagram between the same hosts came whole)"
+		if k := f.pend[i].key; f.pend[i].last < before && (k.src == src && k.dst == dst || k.src == dst && k.dst == src) {
+			f.pend[i].why = "(a later datagram between the same hosts " + how + ")"
 			f.given = append(f.given, f.remove(i))
 			continue
 		}

@@ -69,6 +69,12 @@ type Packet struct {
 	// lacks, says which (the ip-fragment-incomplete note): the datagram is
 	// returned cut after the bytes received from its start (Missing).
 	FragsLost string
+	// Lost lists the fragmented datagrams given up since the previous
+	// datagram returned whose first fragment, with the ports, the capture
+	// lacks: they cannot be placed in a flow, so the flows between their
+	// hosts may have lost messages before this datagram (the
+	// ip-fragment-incomplete note). Usually nil; a new slice when set.
+	Lost []Note
 
 	Data           []byte // the whole captured frame
 	PayloadOffset  int    // Payload == Data[PayloadOffset:PayloadOffset+len(Payload)]
@@ -88,6 +94,7 @@ func (p *Packet) reset() {
 	p.Missing = 0
 	p.Fragments = 0
 	p.FragsLost = ""
+	p.Lost = nil
 }
 
 // LenExcess is how many captured bytes exceed the record's original length

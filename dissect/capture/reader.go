@@ -37,7 +37,8 @@ type Reader struct {
 	frag    defrag // IP reassembly (not with AllFrames)
 	held    Packet // read, but returned after the datagrams frag gave up
 	hasHeld bool
-	notes   []Note
+	lost    []Note // given up since the last datagram returned, for Packet.Lost
+	notes   []Note // given up after the last datagram, for TakeNotes
 }
 
 // Next fills p with the next matching datagram (with Options.AllFrames, the
@@ -51,22 +52,28 @@ type Reader struct {
 // once, on the frame of the fragment that completed it (Packet.Fragments).
 // One whose fragments the capture lacks is given up after DefragTimeout of
 // capture time, when a later datagram between the same hosts is read
-// whole, at the limits or at the end of the file: it is returned cut after
-// the bytes received from its start (Packet.FragsLost), or, with its first
-// fragment missing, becomes a Note.
+// whole or reassembled, at the limits or at the end of the file, in
+// capture order: it is returned cut after the bytes received from its
+// start (Packet.FragsLost), or, with its first fragment missing, becomes a
+// Note in the next datagram returned (Packet.Lost) or, after the last one,
+// for TakeNotes.
 func (r *Reader) Next(p *Packet) error {
 	for {
 		if len(r.frag.given) > 0 {
 			if r.giveUp(p) {
+				r.takeLost(p)
 				return nil
 			}
 			continue
 		}
 		if r.hasHeld {
 			*p, r.hasHeld = r.held, false
+			r.takeLost(p)
 			return nil
 		}
 		if r.err != nil {
+			r.notes = append(r.notes, r.lost...) // no datagram follows
+			r.lost = nil
 			return r.err
 		}
 		data, ci, err := r.read()
@@ -103,7 +110,7 @@ func (r *Reader) Next(p *Packet) error {
 		} else if len(r.frag.pend) > 0 {
 			r.frag.expire(p.Time)
 			if p.Kind == KindMatched || p.Kind == KindOtherPort {
-				r.frag.sameHosts(p.Src.Addr(), p.Dst.Addr())
+				r.frag.sameHosts(p.Src.Addr(), p.Dst.Addr(), p.Frame, "came whole")
 			}
 		}
 		r.classify(p)
@@ -113,8 +120,16 @@ func (r *Reader) Next(p *Packet) error {
 				r.held, r.hasHeld = *p, true // after the datagrams given up
 				continue
 			}
+			r.takeLost(p)
 			return nil
 		}
+	}
+}
+
+// takeLost hands the notes of datagrams given up before p to p.
+func (r *Reader) takeLost(p *Packet) {
+	if len(r.lost) > 0 {
+		p.Lost, r.lost = r.lost, nil
 	}
 }
 
@@ -141,17 +156,19 @@ func (r *Reader) reassemble(p *Packet) bool {
 	if d == nil {
 		return false
 	}
+	r.frag.sameHosts(d.key.src, d.key.dst, d.frame, "was reassembled")
 	frame, t, ci := p.Frame, p.Time, p.CaptureInfo
-	r.decodeDgram(p, d, d.total)
+	r.decodeDgram(p, d, d.total, false)
 	p.Frame, p.Time, p.CaptureInfo = frame, t, ci
 	r.stats.Reassembled++
 	r.frag.free(d)
 	return true
 }
 
-// decodeDgram fills p with the first n payload bytes of datagram d, rebuilt.
-func (r *Reader) decodeDgram(p *Packet, d *pendingDgram, n int) {
-	data := r.frag.rebuild(d, n)
+// decodeDgram fills p with the first n payload bytes of datagram d, rebuilt
+// (given: d was given up).
+func (r *Reader) decodeDgram(p *Packet, d *pendingDgram, n int, given bool) {
+	data := r.frag.rebuild(d, n, given)
 	p.reset()
 	p.Frame, p.Time = d.last, d.lastTime
 	p.Data, p.LinkType = data, layers.LinkTypeRaw
@@ -171,14 +188,14 @@ func (r *Reader) giveUp(p *Packet) bool {
 	r.stats.Incomplete++
 	msg := d.incomplete()
 	if d.hdr == nil {
-		if len(r.notes) < maxNotes {
-			r.notes = append(r.notes, Note{Frame: d.frame, Time: d.first,
+		if len(r.lost)+len(r.notes) < maxNotes {
+			r.lost = append(r.lost, Note{Frame: d.frame, Time: d.first,
 				Src: netip.AddrPortFrom(d.key.src, 0), Dst: netip.AddrPortFrom(d.key.dst, 0),
 				Anomaly: anomaly.New(anomaly.IPFragmentIncomplete, anomaly.NoMsg, anomaly.NoOffset, "%s", msg)})
 		}
 		return false
 	}
-	r.decodeDgram(p, d, d.prefix())
+	r.decodeDgram(p, d, d.prefix(), true)
 	r.classify(p)
 	if p.Kind != KindMatched {
 		return false
@@ -188,7 +205,8 @@ func (r *Reader) giveUp(p *Packet) bool {
 	return true
 }
 
-// TakeNotes returns the notes found so far and forgets them (at most a few
+// TakeNotes returns the notes found after the last datagram Next returned
+// (the others came in Packet.Lost) and forgets them (at most a few
 // thousand are kept between calls).
 func (r *Reader) TakeNotes() []Note {
 	n := r.notes
