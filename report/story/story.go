@@ -180,17 +180,16 @@ func (g *gameSpyStatus) get(key string) string {
 
 // settings are the game's as the host announced them (Settings, MissionInit).
 type settings struct {
-	hasSettings     bool
-	gameMap         string
-	collision, ff   bool
-	hasMission      bool
-	playerLimit     int
-	system          int
-	timeLimit       int // -1 none
-	fragLimit       int // -1 none
-	missionT        time.Time
-	missionFrame    int
-	hasSettingsTime bool
+	hasSettings   bool
+	gameMap       string
+	collision, ff bool
+	hasMission    bool
+	playerLimit   int
+	system        int
+	timeLimit     int // -1 none
+	fragLimit     int // -1 none
+	missionT      time.Time
+	missionFrame  int
 }
 
 // object is a ship the capture saw created.
