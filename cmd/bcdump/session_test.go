@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,24 +10,9 @@ import (
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 )
 
-// writeSessions writes generated sessions as one capture in a temporary
-// directory.
-func writeSessions(t *testing.T, s ...*dissecttest.Session) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := dissecttest.WriteMerged(&b, s...); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "story.pcap")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestSessionCLI(t *testing.T) {
 	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
-	kick := writeSessions(t, dissecttest.ChecksumKick())
+	kick := writeSession(t, dissecttest.ChecksumKick(), "checksum-kick")
 	tests := []struct {
 		name string
 		args []string
