@@ -96,7 +96,7 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
 		if b[0] == opTeamChat {
 			kind = evTeamChat
 		}
-		s.add(entry{t: t, frame: frame, kind: kind, p: from, detail: strField(fs, "text")})
+		s.add(entry{t: t, frame: frame, kind: kind, p: from, who: sender, detail: strField(fs, "text")})
 	case opMissionInit:
 		if fromHost {
 			s.missionInit(d, fs)
@@ -302,7 +302,7 @@ func (s *server) scoreChange(d *dissect.Datagram, fs *game.Fields, b []byte) {
 		return
 	}
 	s.add(entry{t: d.Time, frame: d.Frame, kind: evKill, p: victim, q: killer,
-		victimID: victimID, killerID: killerID})
+		who: victimID, otherID: killerID})
 }
 
 // copied reports whether payload b is a copy of one seen moments ago on

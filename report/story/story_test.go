@@ -16,6 +16,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // testdata is the module's testdata directory, relative to this package.
@@ -361,5 +362,22 @@ func checkGolden(t *testing.T, name string, got []byte) {
 			}
 		}
 		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
+	}
+}
+
+// A client that goes silent: the tracker's peer-timeout event (from
+// Finish) says when it was last heard and how it left.
+func TestPeerTimeout(t *testing.T) {
+	s, ok := dissecttest.Anomaly(anomaly.PeerTimeout)
+	if !ok {
+		t.Fatal("no peer-timeout scenario")
+	}
+	doc := one(t, analyze(t, sessionPcap(t, s), dissect.Options{}))
+	p := doc.Players[0]
+	if p.LeftHow != "timeout" || p.Left == nil || p.Checksum.Verdict != "left" {
+		t.Errorf("player %+v", rowOf(p))
+	}
+	if l := doc.Timeline[len(doc.Timeline)-1]; l.Event != "leave" || !strings.HasPrefix(l.Text, "Cady2 (peer 2) timed out: ") {
+		t.Errorf("last line %+v", l)
 	}
 }

@@ -41,7 +41,10 @@ type entry struct {
 	p, q   *player // the subject; the other party (killer)
 	detail string
 
-	killerID, victimID int64 // ScoreChange ids, for players the capture never named
+	// Network player ids of the subject and the other party (chat sender,
+	// ScoreChange victim and killer), for players the story does not list:
+	// the host (1), or one the capture never showed.
+	who, otherID int64
 }
 
 // add appends a timeline line within the caps.
@@ -79,15 +82,15 @@ func (e *entry) text() string {
 	case evEnter:
 		return e.p.label() + " entered the game"
 	case evChat:
-		return e.p.label() + ": " + strconv.Quote(e.detail)
+		return playerOrID(e.p, e.who) + ": " + strconv.Quote(e.detail)
 	case evTeamChat:
-		return e.p.label() + " (team): " + strconv.Quote(e.detail)
+		return playerOrID(e.p, e.who) + " (team): " + strconv.Quote(e.detail)
 	case evKill:
-		victim := playerOrID(e.p, e.victimID)
-		if e.killerID == 0 {
+		victim := playerOrID(e.p, e.who)
+		if e.otherID == 0 {
 			return victim + " died"
 		}
-		return playerOrID(e.q, e.killerID) + " killed " + victim
+		return playerOrID(e.q, e.otherID) + " killed " + victim
 	case evExplode:
 		s := "ship " + e.detail
 		if e.p != nil {
@@ -120,8 +123,11 @@ func (e *entry) text() string {
 }
 
 func playerOrID(p *player, id int64) string {
-	if p != nil {
+	switch {
+	case p != nil:
 		return p.label()
+	case id == 1:
+		return "host (peer 1)"
 	}
 	return "player " + itoa(id)
 }

@@ -197,15 +197,20 @@ func (a *Analyzer) document(s *server) Document {
 		e := &lines[i]
 		l := LineDoc{Time: ts(e.t), T: math.Round(e.t.Sub(a.first).Seconds()*1e6) / 1e6, Frame: e.frame,
 			Event: e.kind.String(), Detail: e.detail, Text: e.text()}
-		if e.p != nil {
-			l.PeerID, l.Name = optInt(int(e.p.peer), e.p.hasPeer), e.p.name
-		}
-		if e.q != nil {
-			l.OtherPeerID, l.OtherName = optInt(int(e.q.peer), e.q.hasPeer), e.q.name
-		}
+		l.PeerID, l.Name = lineParty(e.p, e.who)
+		l.OtherPeerID, l.OtherName = lineParty(e.q, e.otherID)
 		doc.Timeline = append(doc.Timeline, l)
 	}
 	return doc
+}
+
+// lineParty is the peer id and name of a line's player, or the bare id a
+// script message gave for one the story does not list.
+func lineParty(p *player, id int64) (*int, string) {
+	if p != nil {
+		return optInt(int(p.peer), p.hasPeer), p.name
+	}
+	return optInt(int(id), id > 0 && id <= 255), ""
 }
 
 var dirs = [2]string{"c2s", "s2c"}
