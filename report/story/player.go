@@ -132,7 +132,7 @@ type verdict uint8
 const (
 	pending    verdict = iota // not decided (yet)
 	passed                    // the host sent ChecksumComplete (or Settings)
-	failed                    // the host ended it and a finding names why
+	failed                    // the host ended it and a finding says why
 	kicked                    // the host ended it; the capture does not say why
 	leftDuring                // the client left or timed out before a verdict
 )
@@ -198,8 +198,8 @@ func (h *handshake) hostEnded(t time.Time, frame int, how string, s *server, p *
 		return
 	}
 	h.verdict, h.t, h.frame, h.how = kicked, t, frame, how
-	if h.fileLike {
-		h.verdict = failed
+	if h.finding != "" {
+		h.verdict = failed // what was wrong with the answers is the likely why
 	}
 	s.add(entry{t: t, frame: frame, kind: evChecksum, p: p})
 }
