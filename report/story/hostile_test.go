@@ -89,7 +89,7 @@ func TestTimelineCaps(t *testing.T) {
 	}
 }
 
-// Past MaxPlayers new client endpoints are counted, not kept.
+// Past MaxPlayers the datagrams of new client endpoints are counted, not kept.
 func TestPlayerCap(t *testing.T) {
 	a := New()
 	dg := &dissect.Datagram{Kind: dissect.KindGame, Dir: dissect.C2S, Time: time.Unix(0, 0),
@@ -99,7 +99,7 @@ func TestPlayerCap(t *testing.T) {
 		a.Datagram(dg)
 	}
 	doc := a.Documents()[0]
-	if len(doc.Players) != MaxPlayers || doc.Server.PlayersOmitted != 10 {
-		t.Errorf("%d players, %d omitted", len(doc.Players), doc.Server.PlayersOmitted)
+	if len(doc.Players) != MaxPlayers || doc.Server.DatagramsPastPlayerLimit != 10 {
+		t.Errorf("%d players, %d omitted", len(doc.Players), doc.Server.DatagramsPastPlayerLimit)
 	}
 }

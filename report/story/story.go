@@ -25,15 +25,15 @@ import (
 // bound; what is past them is counted, not kept.
 const (
 	MaxServers  = 64
-	MaxPlayers  = 1024  // per server
+	MaxPlayers  = 4096  // per server
 	MaxObjects  = 4096  // live ship objects per server
 	MaxTimeline = 10000 // timeline lines per server
 	// MaxAnomalyLines is the part of MaxTimeline error anomalies may fill,
 	// so a flood of them cannot push the story itself out.
 	MaxAnomalyLines = MaxTimeline / 2
-	// MaxRTTSamples per player and direction; percentiles are over the
-	// first ones, as in `bcdump stats`.
-	MaxRTTSamples = 4096
+	// MaxRTTSamples per player and direction (4 bytes each); percentiles
+	// are over the first ones, as `bcdump stats` does per flow.
+	MaxRTTSamples = 1024
 )
 
 // dedupWindow is how long a copy of a broadcast or relayed payload (the
@@ -143,7 +143,7 @@ type server struct {
 	byAddr   map[netip.AddrPort]*player // the current player of a client endpoint
 	byPeer   [256]*player               // the current player of a peer id
 	bySlot   [64]*player                // the current player of a game slot
-	extra    int                        // players past MaxPlayers (not kept)
+	unkept   int                        // datagrams of client endpoints past MaxPlayers
 	lastP    *player                    // the previous datagram's player
 	objects  map[uint32]*object         // live ship objects by id
 	removed  *player                    // the player a "player removed" just named, for DeletePlayerAnim
@@ -240,7 +240,7 @@ func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
 	}
 	if p == nil {
 		if len(s.players) >= MaxPlayers {
-			s.extra++
+			s.unkept++
 			return nil
 		}
 		p = &player{addr: cli, first: d.Time, frame: d.Frame, slot: -1, team: -1}

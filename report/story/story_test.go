@@ -358,7 +358,14 @@ func checkGolden(t *testing.T, name string, got []byte) {
 		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
 		for i := 0; i < len(gl) && i < len(wl); i++ {
 			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report/story -update and review the diff)", path, i+1, gl[i], wl[i])
+				// JSON lines are long: show where they part.
+				j := 0
+				for j < len(gl[i]) && j < len(wl[i]) && gl[i][j] == wl[i][j] {
+					j++
+				}
+				from := max(j-80, 0)
+				t.Fatalf("%s differs at line %d, byte %d:\n got: …%s\nwant: …%s\n(run go test ./report/story -update and review the diff)",
+					path, i+1, j+1, gl[i][from:min(j+120, len(gl[i]))], wl[i][from:min(j+120, len(wl[i]))])
 			}
 		}
 		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))

@@ -26,12 +26,13 @@ type Document struct {
 
 // ServerDoc is the server and its settings.
 type ServerDoc struct {
-	Address        string      `json:"address"`
-	FirstSeen      string      `json:"first_seen"`
-	LastSeen       string      `json:"last_seen"`
-	GameSpy        *GameSpyDoc `json:"gamespy"`
-	Settings       SettingsDoc `json:"settings"`
-	PlayersOmitted int         `json:"players_omitted"` // players past the cap
+	Address   string      `json:"address"`
+	FirstSeen string      `json:"first_seen"`
+	LastSeen  string      `json:"last_seen"`
+	GameSpy   *GameSpyDoc `json:"gamespy"`
+	Settings  SettingsDoc `json:"settings"`
+	// Datagrams of client endpoints past the player limit (not analyzed).
+	DatagramsPastPlayerLimit int `json:"datagrams_past_player_limit"`
 }
 
 // GameSpyDoc is what the last GameSpy status reply said.
@@ -154,7 +155,7 @@ func ms(d time.Duration) float64 { return math.Round(float64(d.Microseconds())) 
 
 func (a *Analyzer) document(s *server) Document {
 	doc := Document{
-		Server:                ServerDoc{Address: s.addr.String(), FirstSeen: ts(s.first), LastSeen: ts(s.last), PlayersOmitted: s.extra},
+		Server:                ServerDoc{Address: s.addr.String(), FirstSeen: ts(s.first), LastSeen: ts(s.last), DatagramsPastPlayerLimit: s.unkept},
 		Players:               make([]PlayerDoc, 0, len(s.players)),
 		Timeline:              make([]LineDoc, 0, len(s.timeline)),
 		TimelineOmitted:       s.omitted,
@@ -356,8 +357,8 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		}
 	}
 	tw.Flush()
-	if doc.Server.PlayersOmitted > 0 {
-		fmt.Fprintf(w, "  (%d more players not kept)\n", doc.Server.PlayersOmitted)
+	if n := doc.Server.DatagramsPastPlayerLimit; n > 0 {
+		fmt.Fprintf(w, "  (%d datagrams of players past the first %d not analyzed)\n", n, MaxPlayers)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
