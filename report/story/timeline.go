@@ -1,6 +1,7 @@
 package story
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -134,15 +135,8 @@ func playerOrID(p *player, id int64) string {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-func hex32(v uint32) string {
-	const digits = "0123456789ABCDEF"
-	b := []byte("0x00000000")
-	for i := 9; i >= 2; i-- {
-		b[i] = digits[v&0xF]
-		v >>= 4
-	}
-	return string(b)
-}
+// hex32 writes an object id as the read output does.
+func hex32(v uint32) string { return fmt.Sprintf("0x%08X", v) }
 
 // settingsText sums up the game settings for people.
 func (s *server) settingsText() string {
