@@ -31,7 +31,7 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
 		}
 		st.hasSettings = true
 		// Settings ends the handshake even without a ChecksumComplete.
-		if p.hs.seen && p.hs.pass(t, frame) {
+		if p.hs.seen && p.hs.pass(t) {
 			s.add(entry{t: t, frame: frame, kind: evChecksum, p: p})
 		}
 	case opObjCreate, opObjCreateTeam:
@@ -75,7 +75,7 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
 			p.hs.hostEnded(t, frame, game.Lookup(b[0]).Name, s, p)
 		}
 	case opChecksumComplete:
-		if fromHost && p.hs.pass(t, frame) {
+		if fromHost && p.hs.pass(t) {
 			s.add(entry{t: t, frame: frame, kind: evChecksum, p: p})
 		}
 	case opNewPlayerInGame:
@@ -175,8 +175,8 @@ func (s *server) objCreate(d *dissect.Datagram, p *player, fs *game.Fields) {
 	}
 	o := &object{id: uint32(id), owner: owner, species: noteField(fs, "species")}
 	s.objects[o.id] = o
-	owner.ship = orUnknown(o.species)
-	if o.species == "" {
+	owner.ship = o.species
+	if o.species == "" { // a species number the spec does not name
 		owner.ship = "species " + itoa(mustInt(fs, "species"))
 	}
 	s.add(entry{t: d.Time, frame: d.Frame, kind: evShipCreated, p: owner, detail: shipDetail(o)})
@@ -256,7 +256,7 @@ func (s *server) missionInit(d *dissect.Datagram, fs *game.Fields) {
 		return // the same mission, told to a joining player
 	}
 	s.mission = true
-	st.missionT, st.missionFrame = d.Time, d.Frame
+	st.missionT = d.Time
 	s.add(entry{t: d.Time, frame: d.Frame, kind: evMission, detail: s.settingsText()})
 }
 

@@ -16,21 +16,18 @@ import (
 type player struct {
 	addr     netip.AddrPort
 	first    time.Time // first datagram
-	frame    int
 	lastSeen time.Time
 	already  bool // connected before the capture started
 
-	peer     uint8
-	hasPeer  bool
-	assigned bool // the host's Connect reply was seen
+	peer    uint8
+	hasPeer bool
 
 	name           string
 	nameFromClient bool
 
-	joinT     time.Time // connect request, else the host's reply
-	joinFrame int
-	hs        handshake
-	enteredT  time.Time // NewPlayerInGame
+	joinT    time.Time // connect request, else the host's reply
+	hs       handshake
+	enteredT time.Time // NewPlayerInGame
 
 	slot, team int // -1 unknown
 	ship       string
@@ -145,7 +142,6 @@ type handshake struct {
 	rounds   int  // answers seen
 	verdict  verdict
 	t        time.Time
-	frame    int
 	how      string // what ended it: "BootPlayer (checksum failed)", "Disconnect"
 
 	finding  string // the first file finding (mismatch preferred), or other checksum error
@@ -182,12 +178,12 @@ func (h *handshake) note(a *anomaly.Anomaly) {
 }
 
 // pass records the host's ChecksumComplete (or game start).
-func (h *handshake) pass(t time.Time, frame int) bool {
+func (h *handshake) pass(t time.Time) bool {
 	if h.verdict != pending {
 		return false
 	}
 	h.init()
-	h.verdict, h.t, h.frame = passed, t, frame
+	h.verdict, h.t = passed, t
 	return true
 }
 
@@ -197,7 +193,7 @@ func (h *handshake) hostEnded(t time.Time, frame int, how string, s *server, p *
 	if !h.seen || h.verdict != pending {
 		return
 	}
-	h.verdict, h.t, h.frame, h.how = kicked, t, frame, how
+	h.verdict, h.t, h.how = kicked, t, how
 	if h.finding != "" {
 		h.verdict = failed // what was wrong with the answers is the likely why
 	}

@@ -189,7 +189,6 @@ type settings struct {
 	timeLimit     int // -1 none
 	fragLimit     int // -1 none
 	missionT      time.Time
-	missionFrame  int
 }
 
 // object is a ship the capture saw created.
@@ -243,7 +242,7 @@ func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
 			s.unkept++
 			return nil
 		}
-		p = &player{addr: cli, first: d.Time, frame: d.Frame, slot: -1, team: -1}
+		p = &player{addr: cli, first: d.Time, slot: -1, team: -1}
 		// A player whose first datagram is not its connect request or
 		// the host's reply to it was there before the capture started.
 		p.already = !connectReq && !(d.Dir == dissect.S2C && hasType(d, transport.TypeConnect))
@@ -252,7 +251,7 @@ func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
 	}
 	s.lastP = p
 	if connectReq && p.joinT.IsZero() {
-		p.joinT, p.joinFrame = d.Time, d.Frame
+		p.joinT = d.Time
 		s.add(entry{t: d.Time, frame: d.Frame, kind: evJoin, p: p})
 	}
 	if d.Dir == dissect.C2S && !p.hasPeer && d.Transport.PeerID != 0xFF && d.Transport.PeerID > 1 {
@@ -376,10 +375,9 @@ func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, 
 			return
 		}
 		if p.joinT.IsZero() {
-			p.joinT, p.joinFrame = d.Time, d.Frame
+			p.joinT = d.Time
 			s.add(entry{t: d.Time, frame: d.Frame, kind: evJoin, p: p})
 		}
-		p.assigned = true
 		s.setPeer(p, uint8(id))
 	case transport.TypePeerInfo:
 		// A PeerInfo on a flow is the client's own record: sent by the
