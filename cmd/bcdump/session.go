@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/report/story"
+)
+
+type sessionOptions struct {
+	decodeFlags
+	format string
+}
+
+func newSessionCmd(s *streams) *cobra.Command {
+	o := &sessionOptions{}
+	cmd := &cobra.Command{
+		Use:   "session FILE...",
+		Short: "Tell each game's story: server, players, checksum verdicts, timeline",
+		Long: `Decode one or more captures and tell, per game server, what happened:
+the server (its GameSpy status reply, the Settings and MissionInit it sent),
+every player (peer id, name, address, when it joined, its checksum verdict,
+when it entered the game, ship and team, when and how it left, kills, deaths
+and score, RTT and retransmissions) and a timeline of joins, checksum
+outcomes, chat, kills, ships, mission start and end, disconnects and every
+error-severity anomaly.
+
+With --manifest a failed checksum names the file that differs.
+Several files are read in turn into one story per server.
+Formats: table (text), json (one JSON document per server, one per line;
+see README).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSession(s, o, args) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	o.decodeFlags.register(f)
+	return cmd
+}
+
+func runSession(s *streams, o *sessionOptions, files []string) error {
+	if o.format != "table" && o.format != "json" {
+		return fmt.Errorf("--format must be table or json, not %q", o.format)
+	}
+	opt, gate, err := o.resolve()
+	if err != nil {
+		return err
+	}
+	an := story.New()
+	var readErr error
+	for _, name := range files {
+		var opened bool
+		if _, opened, readErr = decodeCapture(s, name, opt, an, gate); readErr != nil {
+			if !opened {
+				return readErr
+			}
+			break // tell the story up to the break, then fail (like stats)
+		}
+	}
+	if o.format == "json" {
+		err = an.WriteJSON(s.out)
+	} else {
+		err = an.WriteTable(s.out)
+	}
+	if readErr != nil {
+		return readErr
+	}
+	if err != nil {
+		return err
+	}
+	return gate.err()
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+)
+
+func TestSessionCLI(t *testing.T) {
+	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
+	kick := writeSession(t, dissecttest.ChecksumKick(), "checksum-kick")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stdout (or stderr for errors)
+	}{
+		{"session 3 table", []string{"session", session3}, 0, []string{
+			"Server 127.0.0.1:22101",
+			`GameSpy   "OpenBC Server", map DM (Multiplayer.Episode.Mission1.Mission1), openplaying, 0/5 players`,
+			"  2     Bot0  127.0.0.1:38561  0.205   passed    0.221",
+			"  4     Bot2  127.0.0.1:39401  0.232   passed    0.243    0     -     still there",
+			"21.662  leave          Bot1 (peer 3) removed by the host",
+		}},
+		{"sample json", []string{"session", "-F", "json", samplePcap}, 0, []string{
+			`"address":"192.168.1.10:22101"`, `"hostname":"Sample Host"`,
+			`"event":"chat","peer_id":2,"name":"Cady2","detail":"hello","text":"Cady2 (peer 2): \"hello\""`,
+		}},
+		{"checksum kick with manifest", []string{"session", "--manifest", filepath.Join(testdata, "vanilla-1.1.json"), kick}, 0, []string{
+			"Cady2 (peer 2): checksum failed at round 0: scripts/App.pyc content hash 0xF8A0A768, manifest 0xF8A0A740",
+			"0.105  leave     Cady2 (peer 2) booted by the host: checksum failed",
+		}},
+		{"checksum kick without manifest", []string{"session", kick}, 0, []string{
+			"Cady2 (peer 2): checksum kicked after round 0 (BootPlayer (checksum failed))",
+		}},
+		{"fail-on", []string{"session", "--fail-on", "error", session3}, exitFinding, []string{"Bot2"}},
+		{"bad format", []string{"session", "-F", "hex", samplePcap}, exitTrouble, []string{"--format must be table or json"}},
+		{"missing file", []string{"session", filepath.Join(t.TempDir(), "none.pcap")}, exitTrouble, []string{"none.pcap"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, nil, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, errs)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out+errs, w) {
+					t.Errorf("output lacks %q:\n%s%s", w, out, errs)
+				}
+			}
+		})
+	}
+}
+
+// Several servers: one JSON document per line, in order of first datagram.
+func TestSessionJSONLines(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "session", "-F", "json", samplePcap, filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2", len(lines))
+	}
+	for i, want := range []string{"192.168.1.10:22101", "127.0.0.1:22101"} {
+		var doc struct {
+			Server struct {
+				Address string `json:"address"`
+			} `json:"server"`
+			Players  []json.RawMessage `json:"players"`
+			Timeline []json.RawMessage `json:"timeline"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Server.Address != want || len(doc.Players) == 0 || len(doc.Timeline) == 0 {
+			t.Errorf("document %d: server %s, %d players, %d lines", i, doc.Server.Address, len(doc.Players), len(doc.Timeline))
+		}
+	}
+}
+
+// The README's session example is the golden file report/story checks
+// against the sample's output, so it cannot drift.
+func TestREADMESessionExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join(testdata, "golden", "session-sample.table"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- session-sample.table -->\n```\n", "```\n<!-- /session-sample.table -->"
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README lacks the %q ... %q block", begin, end)
+	}
+	if s[i+len(begin):j] != string(golden) {
+		t.Error("README session example differs from testdata/golden/session-sample.table; paste the file between the markers")
+	}
+	code, out, _ := runCLI(t, nil, "session", samplePcap)
+	if code != 0 || out != string(golden) {
+		t.Error("bcdump session testdata/sample.pcap differs from testdata/golden/session-sample.table")
+	}
+}

@@ -1,0 +1,260 @@
+package story
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+// player is one client's visit to a server: from its connect request (or
+// its first datagram, for one already connected when the capture started)
+// to its leaving. An endpoint that connects again is a new player.
+type player struct {
+	addr     netip.AddrPort
+	first    time.Time // first datagram
+	lastSeen time.Time
+	already  bool // connected before the capture started
+
+	peer    uint8
+	hasPeer bool
+
+	name           string
+	nameFromClient bool
+
+	joinT    time.Time // connect request, else the host's reply
+	hs       handshake
+	enteredT time.Time // NewPlayerInGame
+
+	slot, team int // -1 unknown
+	ship       string
+
+	leftT      time.Time
+	leftHow    leaveKind
+	leftDetail string
+
+	kills, deaths, score int64
+	hasScore             bool
+
+	rtt      [2]rttSamples // by direction of the acknowledged message: 0 c2s, 1 s2c
+	reliable [2]uint64     // reliable first sends (each fragment) by direction
+	retrans  [2]uint64     // retransmitted copies by direction
+}
+
+type leaveKind uint8
+
+const (
+	stillThere leaveKind = iota
+	leftDisconnect
+	leftKicked
+	leftBooted
+	leftRemoved
+	leftTimeout
+)
+
+func (k leaveKind) String() string {
+	return [...]string{"still-connected", "disconnect", "host-disconnect", "booted", "removed", "timeout"}[k]
+}
+
+func (p *player) left() bool { return p.leftHow != stillThere }
+
+func (p *player) leave(t time.Time, how leaveKind, detail string) {
+	if p.left() {
+		return
+	}
+	p.leftT, p.leftHow, p.leftDetail = t, how, detail
+	if p.hs.verdict == pending && p.hs.seen && how != leftKicked && how != leftBooted && how != leftRemoved {
+		p.hs.verdict, p.hs.t = leftDuring, t
+	}
+}
+
+// label names the player for people: name and peer id when known.
+func (p *player) label() string {
+	if p == nil {
+		return "?"
+	}
+	var b strings.Builder
+	if p.name != "" {
+		b.WriteString(p.name)
+		if p.hasPeer {
+			b.WriteString(" (peer ")
+			b.WriteString(itoa(int64(p.peer)))
+			b.WriteByte(')')
+		}
+		return b.String()
+	}
+	if p.hasPeer {
+		return "peer " + itoa(int64(p.peer))
+	}
+	return p.addr.String()
+}
+
+// rttSamples keeps the first MaxRTTSamples round-trip times in
+// microseconds; count and max are exact.
+type rttSamples struct {
+	us    []uint32
+	count uint64
+	max   time.Duration
+}
+
+func (r *rttSamples) add(d time.Duration) {
+	d = max(d, 0)
+	r.count++
+	r.max = max(r.max, d)
+	if len(r.us) < MaxRTTSamples {
+		r.us = append(r.us, uint32(min(d.Microseconds(), 1<<32-1)))
+	}
+}
+
+// percentiles are nearest-rank, as transport.FlowStats computes them.
+func (r *rttSamples) percentiles() (p50, p95 time.Duration) {
+	n := len(r.us)
+	if n == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(r.us)
+	slices.Sort(s)
+	rank := func(p int) time.Duration {
+		return time.Duration(s[max((n*p+99)/100-1, 0)]) * time.Microsecond
+	}
+	return rank(50), rank(95)
+}
+
+// verdict is the outcome of a player's checksum handshake.
+type verdict uint8
+
+const (
+	pending    verdict = iota // not decided (yet)
+	passed                    // the host sent ChecksumComplete (or Settings)
+	failed                    // the host ended it and a finding says why
+	kicked                    // the host ended it; the capture does not say why
+	leftDuring                // the client left or timed out before a verdict
+)
+
+// handshake follows a player's checksum rounds.
+type handshake struct {
+	seen     bool // a checksum message was seen
+	asked    int  // last round requested, -1 none
+	answered int  // last round answered, -1 none
+	rounds   int  // answers seen
+	verdict  verdict
+	t        time.Time
+	how      string // what ended it: "BootPlayer (checksum failed)", "Disconnect"
+
+	finding  string // the first file finding (mismatch preferred), or other checksum error
+	fileLike bool   // finding is a file mismatch or unknown file
+	findings int
+}
+
+func (h *handshake) init() {
+	if !h.seen {
+		h.seen, h.asked, h.answered = true, -1, -1
+	}
+}
+
+func (h *handshake) ask(round int) {
+	h.init()
+	h.asked = round
+}
+
+func (h *handshake) answer(round int) {
+	h.init()
+	h.answered = round
+	h.rounds++
+}
+
+// note records a checksum anomaly of the player's answers; a file the
+// manifest names wins over other findings.
+func (h *handshake) note(a *anomaly.Anomaly) {
+	h.findings++
+	file := a.Code == anomaly.ChecksumFileMismatch || a.Code == anomaly.ChecksumFileUnknown
+	if h.finding != "" && (h.fileLike || !file) {
+		return
+	}
+	h.finding, h.fileLike = a.Message, file
+}
+
+// pass records the host's ChecksumComplete (or game start).
+func (h *handshake) pass(t time.Time) bool {
+	if h.verdict != pending {
+		return false
+	}
+	h.init()
+	h.verdict, h.t = passed, t
+	return true
+}
+
+// hostEnded records the host ending a handshake that had not passed, and
+// adds its timeline line.
+func (h *handshake) hostEnded(t time.Time, frame int, how string, s *server, p *player) {
+	if !h.seen || h.verdict != pending {
+		return
+	}
+	h.verdict, h.t, h.how = kicked, t, how
+	if h.finding != "" {
+		h.verdict = failed // what was wrong with the answers is the likely why
+	}
+	s.add(entry{t: t, frame: frame, kind: evChecksum, p: p})
+}
+
+// round is the round a verdict concerns: the last one answered (or, with
+// none answered, the one asked).
+func (h *handshake) round() int {
+	if h.answered >= 0 {
+		return h.answered
+	}
+	return h.asked
+}
+
+// describe is the verdict for people; atEnd is the end of the capture
+// (for one still pending).
+func (h *handshake) describe(already bool) (word, text string) {
+	r := roundName(h.round())
+	switch {
+	case h.verdict == passed:
+		text = "passed"
+		if h.findings > 0 {
+			text += " (accepted despite " + itoa(int64(h.findings)) + " finding(s); first: " + trimRound(h.finding) + ")"
+		}
+		return "passed", text
+	case h.verdict == failed:
+		return "failed", "failed at round " + r + ": " + trimRound(h.finding)
+	case h.verdict == kicked:
+		text = "kicked after round " + r
+		if h.answered < 0 {
+			text = "kicked before answering round " + r
+		}
+		if h.how != "" {
+			text += " (" + h.how + ")"
+		}
+		return "kicked", text
+	case h.verdict == leftDuring:
+		return "left", "left during the handshake at round " + r
+	case h.seen:
+		return "pending", "unfinished at round " + r + " when the capture ended"
+	case already:
+		return "not-seen", "not seen (already connected)"
+	}
+	return "not-seen", "no checksum request captured"
+}
+
+func roundName(r int) string {
+	if r < 0 {
+		return "?"
+	}
+	return checksum.RoundName(uint8(r))
+}
+
+// trimRound drops the "round N: " the checksum findings start with: the
+// verdict names the round already.
+func trimRound(msg string) string {
+	if strings.HasPrefix(msg, "round ") {
+		if _, rest, ok := strings.Cut(msg, ": "); ok {
+			return rest
+		}
+	}
+	return msg
+}

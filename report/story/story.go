@@ -1,0 +1,495 @@
+// Package story tells what happened on each game server of a capture, per
+// game rather than per datagram: the server and its settings, every player
+// (joined, checksum verdict, entered the game, ship and team, left, score,
+// RTT and retransmissions) and a timeline of what a server operator asks
+// about (joins, checksum outcomes, chat, kills, ships, end of game,
+// disconnects, errors). It is what `bcdump session` prints.
+//
+// An Analyzer is fed like report.Stats: every datagram in capture order
+// (Datagram), then the events the Dissector found (Finish), then written.
+// It keeps no per-datagram data: memory grows with servers, players, live
+// ship objects and timeline lines, all of them capped.
+package story
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+// Limits keep a hostile or endless capture from growing memory without
+// bound; what is past them is counted, not kept.
+const (
+	MaxServers  = 64
+	MaxPlayers  = 4096  // per server
+	MaxObjects  = 4096  // live ship objects per server
+	MaxTimeline = 10000 // timeline lines per server
+	// MaxAnomalyLines is the part of MaxTimeline error anomalies may fill,
+	// so a flood of them cannot push the story itself out.
+	MaxAnomalyLines = MaxTimeline / 2
+	// MaxRTTSamples per player and direction (4 bytes each); percentiles
+	// are over the first ones, as `bcdump stats` does per flow.
+	MaxRTTSamples = 1024
+)
+
+// dedupWindow is how long a copy of a broadcast or relayed payload (the
+// host sends a chat, a score change, an end of game to every client) is
+// taken for the same message.
+const dedupWindow = 2 * time.Second
+
+// Analyzer builds the stories. The zero value is not ready: use New.
+type Analyzer struct {
+	servers []*server
+	byAddr  map[netip.AddrPort]*server
+	last    *server // the previous datagram's server: most follow each other
+	dropped int     // datagrams of servers past MaxServers
+
+	first, end time.Time
+	seen       bool
+}
+
+// New returns an empty Analyzer.
+func New() *Analyzer {
+	return &Analyzer{byAddr: make(map[netip.AddrPort]*server)}
+}
+
+// Datagram adds one decoded datagram. It allocates only for what enters
+// the story (a new player, a timeline line, a new ship).
+func (a *Analyzer) Datagram(d *dissect.Datagram) error {
+	if !a.seen || d.Time.Before(a.first) {
+		a.first = d.Time
+	}
+	if !a.seen || d.Time.After(a.end) {
+		a.end = d.Time
+	}
+	a.seen = true
+	srv, cli := d.Dst, d.Src
+	if d.Dir == dissect.S2C {
+		srv, cli = d.Src, d.Dst
+	}
+	s := a.server(srv, d.Time)
+	if s == nil {
+		return nil
+	}
+	if d.Time.After(s.last) {
+		s.last = d.Time
+	}
+	if d.Kind == dissect.KindGameSpy {
+		if d.Dir == dissect.S2C {
+			s.gameSpy(d)
+		}
+		return nil
+	}
+	s.game(d, cli)
+	return nil
+}
+
+// Finish adds the events the Dissector found after the fact (peer
+// timeouts, error summaries). It only adds, so a live capture may call it
+// with every batch of Dissector.TakeEvents.
+func (a *Analyzer) Finish(end []dissect.Event) error {
+	for i := range end {
+		e := &end[i]
+		s := a.byAddr[e.Server]
+		if s == nil {
+			continue
+		}
+		var p *player
+		if e.Client.IsValid() {
+			p = s.byAddr[e.Client]
+		}
+		if e.Code == anomaly.PeerTimeout && p != nil && !p.left() {
+			p.leave(e.Time, leftTimeout, e.Message)
+			s.add(entry{t: e.Time, frame: e.Frame, kind: evLeave, p: p, detail: "timed out: " + e.Message})
+		}
+		if e.Severity() == anomaly.Error {
+			s.anomalyLine(e.Time, e.Frame, p, e.Anomaly)
+		}
+	}
+	return nil
+}
+
+func (a *Analyzer) server(addr netip.AddrPort, t time.Time) *server {
+	if a.last != nil && a.last.addr == addr {
+		return a.last
+	}
+	s := a.byAddr[addr]
+	if s == nil {
+		if len(a.servers) >= MaxServers {
+			a.dropped++
+			return nil
+		}
+		s = newServer(addr, t)
+		a.byAddr[addr] = s
+		a.servers = append(a.servers, s)
+	}
+	a.last = s
+	return s
+}
+
+// server is the story of one game server endpoint.
+type server struct {
+	addr        netip.AddrPort
+	first, last time.Time
+
+	status   *gameSpyStatus
+	settings settings
+
+	players  []*player
+	byAddr   map[netip.AddrPort]*player // the current player of a client endpoint
+	byPeer   [256]*player               // the current player of a peer id
+	bySlot   [64]*player                // the current player of a game slot
+	unkept   int                        // datagrams of client endpoints past MaxPlayers
+	lastP    *player                    // the previous datagram's player
+	objects  map[uint32]*object         // live ship objects by id
+	removed  *player                    // the player a "player removed" just named, for DeletePlayerAnim
+	mission  bool                       // a mission is running (MissionInit seen since the last end or restart)
+	recent   [32]recentPayload          // ring of story payloads, to fold broadcast copies
+	recentAt int
+
+	timeline      []entry
+	anomalyLines  int
+	omitted       int // lines past the caps
+	omittedErrors int // of which error anomalies
+}
+
+func newServer(addr netip.AddrPort, t time.Time) *server {
+	return &server{addr: addr, first: t, last: t,
+		byAddr: make(map[netip.AddrPort]*player), objects: make(map[uint32]*object)}
+}
+
+// gameSpyStatus is the last GameSpy status reply of the server.
+type gameSpyStatus struct {
+	t     time.Time
+	frame int
+	kv    [][2]string
+}
+
+func (g *gameSpyStatus) get(key string) string {
+	for _, kv := range g.kv {
+		if kv[0] == key {
+			return kv[1]
+		}
+	}
+	return ""
+}
+
+// settings are the game's as the host announced them (Settings, MissionInit).
+type settings struct {
+	hasSettings   bool
+	gameMap       string
+	collision, ff bool
+	hasMission    bool
+	playerLimit   int
+	system        int
+	timeLimit     int // -1 none
+	fragLimit     int // -1 none
+	missionT      time.Time
+}
+
+// object is a ship the capture saw created.
+type object struct {
+	id      uint32
+	owner   *player
+	species string
+}
+
+type recentPayload struct {
+	hash   uint64
+	t      time.Time
+	client netip.AddrPort
+	dir    dissect.Dir
+}
+
+func (s *server) gameSpy(d *dissect.Datagram) {
+	// Only a status reply (it names the game) is worth keeping; echoes,
+	// heartbeats and validation replies are not.
+	has := false
+	for _, kv := range d.GameSpy {
+		if string(kv.Key) == "gamename" || string(kv.Key) == "hostname" {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return
+	}
+	st := &gameSpyStatus{t: d.Time, frame: d.Frame, kv: make([][2]string, 0, len(d.GameSpy))}
+	for _, kv := range d.GameSpy {
+		st.kv = append(st.kv, [2]string{string(kv.Key), string(kv.Value)})
+	}
+	s.status = st
+}
+
+// player finds or creates the player of client endpoint cli for d.
+func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
+	p := s.lastP
+	if p == nil || p.addr != cli {
+		p = s.byAddr[cli]
+	}
+	// Peer id 0xFF is a client without an id: a connect request (and its
+	// retries), even when it does not parse (OpenBC's does not).
+	connectReq := d.Dir == dissect.C2S && d.Transport.PeerID == 0xFF
+	if p != nil && p.left() && connectReq {
+		p = nil // the endpoint joins again: a new player
+	}
+	if p == nil {
+		if len(s.players) >= MaxPlayers {
+			s.unkept++
+			return nil
+		}
+		p = &player{addr: cli, first: d.Time, slot: -1, team: -1}
+		// A player whose first datagram is not its connect request or
+		// the host's reply to it was there before the capture started.
+		p.already = !connectReq && !(d.Dir == dissect.S2C && hasType(d, transport.TypeConnect))
+		s.players = append(s.players, p)
+		s.byAddr[cli] = p
+	}
+	s.lastP = p
+	if connectReq && p.joinT.IsZero() {
+		p.joinT = d.Time
+		s.add(entry{t: d.Time, frame: d.Frame, kind: evJoin, p: p})
+	}
+	if d.Dir == dissect.C2S && !p.hasPeer && d.Transport.PeerID != 0xFF && d.Transport.PeerID > 1 {
+		s.setPeer(p, d.Transport.PeerID)
+	}
+	return p
+}
+
+func hasType(d *dissect.Datagram, t transport.Type) bool {
+	for i := range d.Transport.Messages {
+		if d.Transport.Messages[i].Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) setPeer(p *player, id uint8) {
+	p.peer, p.hasPeer = id, true
+	s.byPeer[id] = p
+}
+
+// peer returns the player of a network player id from a script message.
+func (s *server) peer(id int64) *player {
+	if id <= 1 || id > 255 {
+		return nil
+	}
+	return s.byPeer[id]
+}
+
+func (s *server) slotPlayer(slot int) *player {
+	if slot < 0 || slot >= len(s.bySlot) {
+		return nil
+	}
+	return s.bySlot[slot]
+}
+
+func (s *server) setSlot(p *player, slot int) {
+	if p == nil || slot < 0 || slot >= len(s.bySlot) {
+		return
+	}
+	p.slot = slot
+	s.bySlot[slot] = p
+}
+
+// game follows one game datagram between the server and client cli.
+func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
+	p := s.player(d, cli)
+	if p == nil {
+		return
+	}
+	if d.Time.After(p.lastSeen) {
+		p.lastSeen = d.Time
+	}
+	di := dirIndex(d.Dir)
+	s.removed = nil
+	for i := range d.Transport.Messages {
+		if i >= len(d.Msgs) {
+			break
+		}
+		tm, m := &d.Transport.Messages[i], &d.Msgs[i]
+		switch tm.Type {
+		case transport.TypeACK:
+			if m.Track.HasRTT {
+				// The ACK clears a message of the other direction.
+				p.rtt[1-di].add(m.Track.RTT)
+			}
+			continue
+		case transport.TypeData:
+			if !m.Track.Retransmit && !tm.Fragment && len(tm.Payload) > 0 && storyOpcode[tm.Payload[0]] {
+				s.payload(d, p, &m.Payload)
+			}
+			if r := m.Reassembled; r != nil && len(r.Bytes) > 0 && storyOpcode[r.Bytes[0]] {
+				s.payload(d, p, &r.Payload)
+			}
+		case transport.TypeConnect, transport.TypePeerInfo, transport.TypeDisconnect:
+			if !m.Track.Retransmit && !m.Track.Keepalive {
+				s.control(d, p, tm, m)
+			}
+		}
+		if tm.Reliable && !m.Track.Keepalive {
+			if m.Track.Retransmit {
+				p.retrans[di]++
+			} else {
+				p.reliable[di]++
+			}
+		}
+	}
+	for i := range d.Anomalies {
+		a := &d.Anomalies[i]
+		switch {
+		case a.Severity() == anomaly.Error:
+			s.anomalyLine(d.Time, d.Frame, p, *a)
+		case a.Code == anomaly.ChecksumFileMismatch || a.Code == anomaly.ChecksumFileUnknown:
+		default:
+			continue
+		}
+		if a.Code.Group() == anomaly.Checksum {
+			p.hs.note(a)
+		}
+	}
+}
+
+func dirIndex(d dissect.Dir) int {
+	if d == dissect.S2C {
+		return 1
+	}
+	return 0
+}
+
+// control follows the connection-management messages.
+func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, m *dissect.Message) {
+	fs := &m.Fields
+	switch tm.Type {
+	case transport.TypeConnect:
+		if d.Dir == dissect.C2S {
+			return // the request: see player
+		}
+		id, ok := uintField(fs, "assigned_peer_id")
+		if !ok || id < 2 || id > 255 {
+			return
+		}
+		if p.joinT.IsZero() {
+			p.joinT = d.Time
+			s.add(entry{t: d.Time, frame: d.Frame, kind: evJoin, p: p})
+		}
+		s.setPeer(p, uint8(id))
+	case transport.TypePeerInfo:
+		// A PeerInfo on a flow is the client's own record: sent by the
+		// client, or echoed and kept alive by the host. The client's
+		// spelling wins.
+		if f, ok := fs.Get("name"); ok && len(f.B) > 0 && (d.Dir == dissect.C2S || !p.nameFromClient) {
+			if string(f.B) != p.name {
+				p.name = string(f.B)
+			}
+			p.nameFromClient = p.nameFromClient || d.Dir == dissect.C2S
+		}
+	case transport.TypeDisconnect:
+		if p.left() {
+			return
+		}
+		if d.Dir == dissect.C2S {
+			p.leave(d.Time, leftDisconnect, "")
+			s.add(entry{t: d.Time, frame: d.Frame, kind: evLeave, p: p, detail: "disconnected"})
+		} else {
+			p.leave(d.Time, leftKicked, "the host disconnected it")
+			p.hs.hostEnded(d.Time, d.Frame, "Disconnect", s, p)
+			s.add(entry{t: d.Time, frame: d.Frame, kind: evLeave, p: p, detail: "disconnected by the host"})
+		}
+	}
+}
+
+// storyOpcode marks the game opcodes the story reads; every other payload
+// (StateUpdate above all) is passed over without a look at its fields.
+var storyOpcode = func() (t [256]bool) {
+	for _, op := range []byte{
+		opSettings, opGameInit, opObjCreate, opObjCreateTeam, opBootPlayer,
+		0x06, 0x17, // events: object exploding, player list
+		opDestroyObj, opDeletePlayerAnim,
+		opChecksumReq, opChecksumResp, opChecksumFailA, opChecksumFailB, opChecksumComplete,
+		opNewPlayerInGame, opChat, opTeamChat, opMissionInit, opScoreChange, opScore,
+		opEndGame, opRestartGame, opScoreInit, opTeamMessage,
+	} {
+		t[op] = true
+	}
+	return t
+}()
+
+const (
+	opSettings         = 0x00
+	opGameInit         = 0x01
+	opObjCreate        = 0x02
+	opObjCreateTeam    = 0x03
+	opBootPlayer       = 0x04
+	opDestroyObj       = 0x14
+	opDeletePlayerAnim = 0x18
+	opChecksumReq      = 0x20
+	opChecksumResp     = 0x21
+	opChecksumFailA    = 0x22
+	opChecksumFailB    = 0x23
+	opChecksumComplete = 0x28
+	opNewPlayerInGame  = 0x2A
+	opChat             = 0x2C
+	opTeamChat         = 0x2D
+	opMissionInit      = 0x35
+	opScoreChange      = 0x36
+	opScore            = 0x37
+	opEndGame          = 0x38
+	opRestartGame      = 0x39
+	opScoreInit        = 0x3F
+	opTeamMessage      = 0x41
+
+	factoryExploding  = 0x8129
+	factoryPlayerList = 0x0866
+	eventNewPlayer    = 0x008000F1
+	eventPlayerRemove = 0x00060005
+)
+
+// Field access: the decoders' keys are the README's contract.
+
+func intField(fs *game.Fields, name string) (int64, bool) {
+	f, ok := fs.Get(name)
+	if !ok {
+		return 0, false
+	}
+	switch f.Kind {
+	case game.KindInt:
+		return f.I, true
+	case game.KindUint, game.KindHex, game.KindBool, game.KindHash:
+		return int64(f.U), true
+	}
+	return 0, false
+}
+
+func uintField(fs *game.Fields, name string) (uint64, bool) {
+	v, ok := intField(fs, name)
+	return uint64(v), ok && v >= 0
+}
+
+func strField(fs *game.Fields, name string) string {
+	if f, ok := fs.Get(name); ok && f.Kind == game.KindString {
+		return string(f.B)
+	}
+	return ""
+}
+
+func noteField(fs *game.Fields, name string) string {
+	if f, ok := fs.Get(name); ok {
+		return f.Note
+	}
+	return ""
+}
+
+// slotOfObject is the game slot whose id range holds a player object id
+// (protocol-facts 8.5), or -1.
+func slotOfObject(id uint32) int {
+	if id < 0x3FFFFFFF || id == 0xFFFFFFFF {
+		return -1
+	}
+	return int((id - 0x3FFFFFFF) >> 18)
+}
