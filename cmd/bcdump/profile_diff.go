@@ -39,8 +39,8 @@ per-flow counts of pre-game opcodes, sizes, bundling, ACK ratios, shares
 and latencies are compared, each kind with its tolerance (--tolerance
 kind=value,...; a value ending in % is relative to OLD, latency takes a
 duration, share takes percentage points like 5pp). Defaults:
-  rate=10%      opcode rate per second in game, per-flow count, StateUpdate Hz
-  latency=20ms  request/response p50/max, ACK delay, retransmit and StateUpdate intervals
+  rate=10%      opcode rate per second in game, per-flow count, StateUpdate Hz and interval
+  latency=20ms  request/response p50/max, ACK delay p50/p95, retransmit interval
   size=10%      payload size p50, bytes per datagram
   bundling=20%  messages per datagram p50/p95/mean
   ratio=20%     ACKs per reliable message

@@ -16,8 +16,8 @@ import (
 type Kind string
 
 const (
-	KindRate     Kind = "rate"     // messages per second, per flow, StateUpdate Hz
-	KindLatency  Kind = "latency"  // ms: request/response, ACK delay, intervals
+	KindRate     Kind = "rate"     // messages per second, per flow, StateUpdate Hz and interval
+	KindLatency  Kind = "latency"  // ms: request/response, ACK delay, retransmit interval
 	KindSize     Kind = "size"     // bytes: payload and datagram sizes
 	KindBundling Kind = "bundling" // messages per datagram
 	KindRatio    Kind = "ratio"    // ACKs per reliable message
@@ -216,7 +216,7 @@ func metrics(d *Doc) *metricList {
 		su := &s.StateUpdates
 		l.add(p+"state_updates.hz_p50", KindRate, su.HzP50)
 		l.add(p+"state_updates.hz_p95", KindRate, su.HzP95)
-		l.add(p+"state_updates.interval_p95_ms", KindLatency, su.IntervalP95Ms)
+		l.add(p+"state_updates.interval_p95_ms", KindRate, su.IntervalP95Ms)
 		for _, fb := range su.FlagBits {
 			l.add(p+"state_updates.flag_bit."+fb.Flags+".share", KindShare, val(fb.Share))
 		}

@@ -356,8 +356,8 @@ func (f *flow) dirDoc(di int, p *Profiler) DirDoc {
 	sh.MessagesMean = round3(s.msgs.mean())
 	sh.BytesP50, sh.BytesP95, sh.BytesMax = s.dgBytes.quantile(0.5), s.dgBytes.quantile(0.95), s.dgBytes.max
 	sh.Distribution = []BucketDoc{}
-	s.msgs.each(func(lo, hi uint64, n uint32) {
-		b := BucketDoc{Messages: lo, Datagrams: uint64(n)}
+	s.msgs.each(func(lo, hi, n uint64) {
+		b := BucketDoc{Messages: lo, Datagrams: n}
 		if hi != lo {
 			b.MessagesTo = hi
 		}

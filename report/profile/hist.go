@@ -4,22 +4,20 @@ import "math/bits"
 
 // hist is a log-bucketed histogram of non-negative integers (microseconds,
 // bytes, message counts) with bounded memory: values below histExact are
-// counted exactly, larger ones in histSub buckets per power of two, so a
-// reported percentile is within 1/(2*histSub) (about 3%) of the true one.
-// The bucket array grows to the largest bucket seen (at most histBuckets
-// entries, a few kilobytes), so recording allocates only when a new
-// maximum needs more buckets, never per sample in steady state. Two
-// histograms of the same unit merge by adding buckets. Each bucket also
-// keeps the sum of its values, and a percentile is the mean of its bucket:
-// exact when the bucket holds one value (as in generated captures),
-// within the bucket's width otherwise.
+// counted exactly, larger ones in histSub buckets per power of two. Each
+// bucket also keeps the sum of its values, and a percentile is the mean of
+// its bucket: exact when the bucket holds one value (as in generated
+// captures), within the bucket's width (1/histSub of the value, about 6%)
+// otherwise. Only the window of buckets from the smallest to the largest
+// value seen is kept (off is the index of its first; at most histBuckets),
+// so recording allocates only when a value falls outside the window, never
+// per sample in steady state. Histograms of one unit merge by adding
+// buckets.
 type hist struct {
-	counts []uint32
-	sums   []uint64
-	n      uint64
-	sum    float64
-	min    uint64
-	max    uint64
+	b   []bucket // buckets off .. off+len(b)-1
+	off int
+	n   uint64
+	max uint64
 }
 
 const (
@@ -28,6 +26,11 @@ const (
 	histExact   = 2 * histSub            // values below are their own bucket
 	histBuckets = histExact + 59*histSub // enough for every uint64
 )
+
+type bucket struct {
+	n   uint64 // values counted
+	sum uint64 // their sum
+}
 
 // bucketOf maps a value to its bucket index.
 func bucketOf(v uint64) int {
@@ -55,29 +58,32 @@ func bucketRange(i int) (lo, hi uint64) {
 // add records one value.
 func (h *hist) add(v uint64) {
 	i := bucketOf(v)
-	if i >= len(h.counts) {
+	if i < h.off || i >= h.off+len(h.b) {
 		h.grow(i)
 	}
-	h.counts[i]++
-	h.sums[i] += v
-	if h.n == 0 || v < h.min {
-		h.min = v
-	}
-	if v > h.max {
-		h.max = v
-	}
+	b := &h.b[i-h.off]
+	b.n++
+	b.sum += v
+	h.max = max(h.max, v)
 	h.n++
-	h.sum += float64(v)
 }
 
 // grow makes room for bucket i, with headroom so growth happens rarely.
 func (h *hist) grow(i int) {
-	n := min(max(i+1, 2*len(h.counts), 16), histBuckets)
-	c := make([]uint32, n)
-	copy(c, h.counts)
-	sm := make([]uint64, n)
-	copy(sm, h.sums)
-	h.counts, h.sums = c, sm
+	if len(h.b) == 0 {
+		h.off = max(i-2, 0)
+		h.b = make([]bucket, min(8, histBuckets-h.off))
+		return
+	}
+	lo, hi := min(h.off, i), max(h.off+len(h.b), i+1)
+	if i < h.off {
+		lo = max(i-(hi-lo)/2, 0) // headroom below too
+	} else {
+		hi = min(i+1+(hi-lo)/2, histBuckets)
+	}
+	b := make([]bucket, hi-lo)
+	copy(b[h.off-lo:], h.b)
+	h.b, h.off = b, lo
 }
 
 // merge adds o's samples to h.
@@ -85,19 +91,19 @@ func (h *hist) merge(o *hist) {
 	if o.n == 0 {
 		return
 	}
-	if len(o.counts) > len(h.counts) {
-		h.grow(len(o.counts) - 1)
-	}
-	for i, c := range o.counts {
-		h.counts[i] += c
-		h.sums[i] += o.sums[i]
-	}
-	if h.n == 0 || o.min < h.min {
-		h.min = o.min
+	for i, b := range o.b {
+		if b.n == 0 {
+			continue
+		}
+		j := o.off + i
+		if j < h.off || j >= h.off+len(h.b) {
+			h.grow(j)
+		}
+		h.b[j-h.off].n += b.n
+		h.b[j-h.off].sum += b.sum
 	}
 	h.max = max(h.max, o.max)
 	h.n += o.n
-	h.sum += o.sum
 }
 
 // quantile returns the nearest-rank q-quantile (0 < q <= 1): the mean of
@@ -109,10 +115,10 @@ func (h *hist) quantile(q float64) uint64 {
 	rank := uint64(q*float64(h.n) + 0.999999999)
 	rank = min(max(rank, 1), h.n)
 	var seen uint64
-	for i, c := range h.counts {
-		seen += uint64(c)
+	for _, b := range h.b {
+		seen += b.n
 		if seen >= rank {
-			return (h.sums[i] + uint64(c)/2) / uint64(c)
+			return (b.sum + b.n/2) / b.n
 		}
 	}
 	return h.max
@@ -123,15 +129,19 @@ func (h *hist) mean() float64 {
 	if h.n == 0 {
 		return 0
 	}
-	return h.sum / float64(h.n)
+	var sum uint64
+	for _, b := range h.b {
+		sum += b.sum
+	}
+	return float64(sum) / float64(h.n)
 }
 
 // each calls fn for every non-empty bucket, lowest first.
-func (h *hist) each(fn func(lo, hi uint64, n uint32)) {
-	for i, c := range h.counts {
-		if c > 0 {
-			lo, hi := bucketRange(i)
-			fn(lo, hi, c)
+func (h *hist) each(fn func(lo, hi, n uint64)) {
+	for i, b := range h.b {
+		if b.n > 0 {
+			lo, hi := bucketRange(h.off + i)
+			fn(lo, hi, b.n)
 		}
 	}
 }

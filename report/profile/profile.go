@@ -15,7 +15,6 @@ package profile
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"net/netip"
 	"time"
 
@@ -33,7 +32,8 @@ const (
 	MaxObjects = 64
 	// dupSlots is the size of the table of recent payload hashes per flow
 	// and direction that finds duplicates.
-	dupSlots = 1024
+	dupSlots = 256
+	dupProbe = 8 // slots searched per payload
 	// sentSlots is the size of the table of last send times of reliable
 	// messages per flow and direction (retransmit intervals).
 	sentSlots = 256
@@ -55,15 +55,14 @@ type Options struct {
 // Profiler collects a profile. The zero value is not ready; use New.
 type Profiler struct {
 	dupWindow int64
-	seed      maphash.Seed
 
 	source  string
 	sources []string
 	flows   []*flow           // in order of first appearance, at most MaxFlows
 	index   map[flowKey]*flow // the current capture's flows
 	other   *flow             // traffic of flows beyond MaxFlows
-	last    *flow
-	lastKey flowKey
+	recent  [4]recentFlow     // the flows looked up last
+	next    int               // the entry of recent replaced next
 
 	first, end int64 // ns since the epoch, over all captures
 	seen       bool
@@ -71,13 +70,18 @@ type Profiler struct {
 
 type flowKey struct{ client, server netip.AddrPort }
 
+type recentFlow struct {
+	key flowKey
+	f   *flow
+}
+
 // New returns an empty Profiler.
 func New(opt Options) *Profiler {
 	w := opt.DupWindow
 	if w <= 0 {
 		w = DefaultDupWindow
 	}
-	return &Profiler{dupWindow: int64(w), seed: maphash.MakeSeed(), index: make(map[flowKey]*flow)}
+	return &Profiler{dupWindow: int64(w), index: make(map[flowKey]*flow)}
 }
 
 // SetSource names the capture the next datagrams come from (shown per flow
@@ -212,8 +216,10 @@ func (p *Profiler) flowOf(d *dissect.Datagram, now int64) *flow {
 	if d.Dir == dissect.S2C {
 		k = flowKey{d.Dst, d.Src}
 	}
-	if p.last != nil && k == p.lastKey {
-		return p.last
+	for i := range p.recent {
+		if r := &p.recent[i]; r.f != nil && r.key == k {
+			return r.f
+		}
 	}
 	f := p.index[k]
 	if f == nil {
@@ -232,7 +238,8 @@ func (p *Profiler) flowOf(d *dissect.Datagram, now int64) *flow {
 			}
 		}
 	}
-	p.last, p.lastKey = f, k
+	p.recent[p.next] = recentFlow{k, f}
+	p.next = (p.next + 1) % len(p.recent)
 	return f
 }
 
@@ -326,9 +333,11 @@ func (p *Profiler) payload(f *flow, di int, now int64, b []byte, reliable bool) 
 	if reliable {
 		o.reliable++
 	}
-	if iv, dup := p.dup(ds, now, b); dup {
-		o.dups++
-		ds.dupIv.add(uint64(iv / 1000))
+	if reliable {
+		if iv, dup := p.dup(ds, now, b); dup {
+			o.dups++
+			ds.dupIv.add(uint64(iv / 1000))
+		}
 	}
 	if op == 0x1C {
 		ds.su.update(now, b)
@@ -342,27 +351,41 @@ func (p *Profiler) dup(ds *dirState, now int64, b []byte) (int64, bool) {
 	if ds.dups == nil {
 		ds.dups = new([dupSlots]dupSlot)
 	}
-	h := maphash.Bytes(p.seed, b) | 1 // 0 marks an empty slot
+	h := hashBytes(b) | 1 // 0 marks an empty slot
 	base := h % dupSlots
-	oldest := -1
-	for k := uint64(0); k < 4; k++ {
+	victim := &ds.dups[base]
+	for k := uint64(0); k < dupProbe; k++ {
 		s := &ds.dups[(base+k)%dupSlots]
 		if s.hash == h {
 			iv := now - s.time
 			s.time = now
 			return iv, iv <= p.dupWindow && iv >= 0
 		}
-		if s.hash == 0 || now-s.time > p.dupWindow {
-			s.hash, s.time = h, now
-			return 0, false
-		}
-		if oldest < 0 || s.time < ds.dups[(base+uint64(oldest))%dupSlots].time {
-			oldest = int(k)
+		if s.time < victim.time || s.hash == 0 {
+			victim = s // the empty or least recently seen slot is replaced
 		}
 	}
-	s := &ds.dups[(base+uint64(oldest))%dupSlots]
-	s.hash, s.time = h, now
+	victim.hash, victim.time = h, now
 	return 0, false
+}
+
+// hashBytes is a fast deterministic 64-bit hash (8 bytes per multiply),
+// so duplicate counts do not depend on a random seed.
+func hashBytes(b []byte) uint64 {
+	const m = 0x9E3779B97F4A7C15
+	h := uint64(len(b)) * m
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * m
+		h ^= h >> 29
+		b = b[8:]
+	}
+	var tail uint64
+	for i, c := range b {
+		tail |= uint64(c) << (8 * i)
+	}
+	h = (h ^ tail) * m
+	h ^= h >> 32
+	return h
 }
 
 // update measures one StateUpdate payload: object id at 1, flags at 9.
@@ -402,7 +425,7 @@ func (p *Profiler) Finish(end []dissect.Event) error {
 		p.other.close()
 	}
 	clear(p.index)
-	p.last = nil
+	p.recent = [len(p.recent)]recentFlow{}
 	return nil
 }
 
