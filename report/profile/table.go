@@ -25,7 +25,7 @@ func (d *Doc) WriteTable(w io.Writer) error {
 	if d.First != nil {
 		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *d.First, *d.Last, fmtMs(d.DurationMs))
 	}
-	fmt.Fprintf(bw, "Flows:    %d, in game %s in all (the time rates are per)\n", d.Flows, fmtMs(d.InGameMs))
+	fmt.Fprintf(bw, "Flows:    %d, in game %s in all (rates are per second of it)\n", d.Flows, fmtMs(d.InGameMs))
 	if err := writeBody(bw, "", d.InGameMs, &d.C2S, &d.S2C, d.Pairs); err != nil {
 		return err
 	}
