@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 )
 
@@ -23,14 +22,7 @@ func profileFile(t testing.TB, path string) *Profiler {
 	}
 	defer r.Close()
 	p := New(Options{})
-	p.SetSource(filepath.Base(path))
-	d := dissect.New(dissect.Options{})
-	if err := d.Run(r, p.Datagram); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Finish(d.Finish()); err != nil {
-		t.Fatal(err)
-	}
+	profileCapture(t, p, r, filepath.Base(path))
 	return p
 }
 

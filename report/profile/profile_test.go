@@ -23,16 +23,22 @@ func profileOf(t testing.TB, sessions ...*dissecttest.Session) *Profiler {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.SetSource("session" + string(rune('1'+i)))
-		d := dissect.New(dissect.Options{})
-		if err := d.Run(r, p.Datagram); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Finish(d.Finish()); err != nil {
-			t.Fatal(err)
-		}
+		profileCapture(t, p, r, "session"+string(rune('1'+i)))
 	}
 	return p
+}
+
+// profileCapture adds one capture to p.
+func profileCapture(t testing.TB, p *Profiler, r *capture.Reader, source string) {
+	t.Helper()
+	p.SetSource(source)
+	d := dissect.New(dissect.Options{})
+	if err := d.Run(r, p.Datagram); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Finish(d.Finish()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func opcode(d *DirDoc, op uint8) OpcodeDoc {
