@@ -281,8 +281,8 @@ func (f *flow) merge(o *flow) {
 		a.lat.merge(&b.lat)
 	}
 	// Requests still waiting (a flow not yet finished) are unanswered so far.
-	for k, at := range o.pend.at {
-		if at != 0 {
+	for k, on := range o.pend.on {
+		if on {
 			f.pairs[k].unanswered++
 		}
 	}
@@ -436,7 +436,7 @@ func (f *flow) pairDocs() []PairDoc {
 		ps, def := &f.pairs[k], &pairDefs[k]
 		pd := PairDoc{Pair: def.key, Request: def.request, Response: def.response, Requests: ps.requests,
 			Answered: ps.answered, Unanswered: ps.unanswered, Extra: ps.extra}
-		if f.pend.at[k] != 0 {
+		if f.pend.waiting(k) {
 			pd.Unanswered++ // still waiting: unanswered so far
 		}
 		if ps.lat.n > 0 {

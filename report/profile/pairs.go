@@ -41,21 +41,28 @@ type pairStats struct {
 	lat                                   hist // µs
 }
 
-// pending holds, per pair, the time of the request waiting for its
-// response (0: none) and for checksum rounds the round byte.
+// pending holds, per pair, whether a request waits for its response and
+// since when, and for checksum rounds the round byte.
 type pending struct {
 	at    [numPairs]int64
+	on    [numPairs]bool
 	round byte
 }
+
+func (p *pending) waiting(k int) bool { return p.on[k] }
+
+func (p *pending) set(k int, now int64) { p.at[k], p.on[k] = now, true }
+
+func (p *pending) clear(k int) { p.on[k] = false }
 
 // request opens pair k at now. A request still waiting is unanswered.
 func (f *flow) request(k int, now int64, round byte) {
 	ps := &f.pairs[k]
-	if f.pend.at[k] != 0 {
+	if f.pend.waiting(k) {
 		ps.unanswered++
 	}
 	ps.requests++
-	f.pend.at[k] = now
+	f.pend.set(k, now)
 	if k == pairChecksum {
 		f.pend.round = round
 	}
@@ -64,16 +71,15 @@ func (f *flow) request(k int, now int64, round byte) {
 // response closes pair k at now, if a request waits.
 func (f *flow) response(k int, now int64, round byte) {
 	ps := &f.pairs[k]
-	at := f.pend.at[k]
-	if at == 0 || k == pairChecksum && round != f.pend.round {
+	if !f.pend.waiting(k) || k == pairChecksum && round != f.pend.round {
 		if pairDefs[k].extra {
 			ps.extra++
 		}
 		return
 	}
 	ps.answered++
-	ps.lat.add(uint64(max(now-at, 0) / 1000))
-	f.pend.at[k] = 0
+	ps.lat.add(uint64(max(now-f.pend.at[k], 0) / 1000))
+	f.pend.clear(k)
 }
 
 // checksumResp opens the two pairs a ChecksumResp starts, replacing a
@@ -81,10 +87,10 @@ func (f *flow) response(k int, now int64, round byte) {
 // or ChecksumComplete counts.
 func (f *flow) checksumResp(now int64) {
 	for _, k := range [...]int{pairChecksumNext, pairChecksumComplete} {
-		if f.pend.at[k] == 0 {
+		if !f.pend.waiting(k) {
 			f.pairs[k].requests++
 		}
-		f.pend.at[k] = now
+		f.pend.set(k, now)
 	}
 }
 
@@ -109,7 +115,7 @@ func (f *flow) gameMessage(di int, now int64, b []byte) {
 	}
 	switch op {
 	case 0x20:
-		if f.pend.at[pairChecksumNext] != 0 {
+		if f.pend.waiting(pairChecksumNext) {
 			f.response(pairChecksumNext, now, 0)
 			f.dropRequest(pairChecksumComplete)
 		}
@@ -120,7 +126,7 @@ func (f *flow) gameMessage(di int, now int64, b []byte) {
 	case 0x35:
 		f.response(pairNewPlayer, now, 0)
 	case 0x02, 0x03:
-		if f.pend.at[pairObject] != 0 {
+		if f.pend.waiting(pairObject) {
 			f.response(pairObject, now, 0)
 		}
 	}
@@ -129,18 +135,18 @@ func (f *flow) gameMessage(di int, now int64, b []byte) {
 // dropRequest forgets a waiting request that turned out to belong to the
 // other of two alternatives (the next round or ChecksumComplete).
 func (f *flow) dropRequest(k int) {
-	if f.pend.at[k] != 0 {
+	if f.pend.waiting(k) {
 		f.pairs[k].requests--
-		f.pend.at[k] = 0
+		f.pend.clear(k)
 	}
 }
 
 // closeAll counts the requests still waiting at the end as unanswered.
 func (p *pending) closeAll(f *flow) {
-	for k := range p.at {
-		if p.at[k] != 0 {
+	for k := range p.on {
+		if p.on[k] {
 			f.pairs[k].unanswered++
-			p.at[k] = 0
+			p.on[k] = false
 		}
 	}
 }

@@ -191,7 +191,7 @@ func (p *Profiler) Datagram(d *dissect.Datagram) error {
 		return nil
 	}
 	f.game = true
-	if di == 0 && d.Transport.PeerID == 0xFF && f.pend.at[pairConnect] == 0 {
+	if di == 0 && d.Transport.PeerID == 0xFF && !f.pend.waiting(pairConnect) {
 		// A client without an id sends its connect request (and the
 		// retries, which are not new requests) from 0xFF; read the byte
 		// rather than the message, which a nonstock client may garble.

@@ -218,3 +218,17 @@ func TestProfileTwoCaptures(t *testing.T) {
 		}
 	}
 }
+
+// A capture whose clock starts at the Unix epoch (zero timestamps are
+// common in synthetic captures) pairs requests like any other.
+func TestProfileEpochZero(t *testing.T) {
+	s := dissecttest.ProfileSession(dissecttest.ProfileParams{})
+	start := s.Datagrams[0].Time
+	for i := range s.Datagrams {
+		s.Datagrams[i].Time = time.Unix(0, 0).Add(s.Datagrams[i].Time.Sub(start))
+	}
+	d := profileOf(t, s).Doc(false)
+	if p := pair(d, "gamespy_query"); p.Answered != 1 || f(p.P50Ms) != 2 {
+		t.Errorf("gamespy_query at the epoch: %+v", p)
+	}
+}
