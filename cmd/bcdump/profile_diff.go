@@ -45,11 +45,12 @@ duration, share takes percentage points like 5pp). Defaults:
   bundling=20%  messages per datagram p50/p95/mean
   ratio=20%     ACKs per reliable message
   share=5pp     reliable, duplicate, retransmit, unanswered and flag-bit shares
+--ignore drops metrics by key prefix (pair.gamespy_query, s2c.acks).
 Every differing metric is printed with both values and the relative
 change; exit status 1 when one is outside tolerance and not accepted by
 --baseline (a file --write-baseline wrote), 0 when none, 2 on trouble.`
 
-func runProfileDiff(s *streams, o *profileDiffFlags, format string, dopt dissect.Options, oldName, newName string) error {
+func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, oldName, newName string) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", format)
 	}
@@ -82,7 +83,8 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, dopt dissect
 	if err != nil {
 		return err
 	}
-	res := profile.Compare(sideName(oldName), old, sideName(newName), nw, ts, base)
+	res := profile.Compare(sideName(oldName), old, sideName(newName), nw,
+		profile.CompareOptions{Tolerances: ts, Baseline: base, Ignore: ignore})
 	if format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
@@ -175,5 +177,5 @@ func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string) erro
 	if err != nil {
 		return err
 	}
-	return runProfileDiff(s, &o.prof, o.format, dopt, oldName, newName)
+	return runProfileDiff(s, &o.prof, o.format, o.ignore, dopt, oldName, newName)
 }

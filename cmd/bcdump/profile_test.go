@@ -105,6 +105,7 @@ func TestDiffProfile(t *testing.T) {
 		{"with baseline", "", []string{"--baseline", baseline, base, slow}, 0, []string{"accepted", "0 outside tolerance"}},
 		{"new drift despite baseline", "", []string{"--baseline", baseline, base, slower}, 1, []string{"drift", "40 -> 20"}},
 		{"json", "", []string{"--format", "json", base, slow}, 1, []string{`"status": "drift"`, `"metric": "s2c.opcode.0x1C.rate_per_s"`}},
+		{"rate change ignored", "", []string{"--ignore", "s2c.opcode.0x1C", "--ignore", "s2c.state_updates", base, slow}, 0, []string{"0 outside tolerance"}},
 		{"bad tolerance", "", []string{"--tolerance", "speed=1", base, slow}, 2, nil},
 		{"bad baseline", "", []string{"--baseline", base, base, slow}, 2, nil},
 		{"both stdin", "", []string{"-", "-"}, 2, nil},

@@ -269,9 +269,29 @@ type Result struct {
 // baseline).
 func (r *Result) Passed() bool { return r.Drift == 0 }
 
+// CompareOptions configure Compare; the zero value uses the default
+// tolerances, no baseline and ignores nothing.
+type CompareOptions struct {
+	Tolerances Tolerances
+	Baseline   *Baseline
+	// Ignore drops metrics whose key equals an entry or starts with it
+	// followed by a dot ("pair.gamespy_query", "s2c.acks").
+	Ignore []string
+}
+
+func (o *CompareOptions) ignored(key string) bool {
+	for _, p := range o.Ignore {
+		if key == p || strings.HasPrefix(key, p) && strings.HasPrefix(key[len(p):], ".") {
+			return true
+		}
+	}
+	return false
+}
+
 // Compare compares two profiles metric by metric. A difference outside
-// tolerance is drift unless base accepts it (base may be nil).
-func Compare(oldName string, old *Doc, newName string, nw *Doc, ts Tolerances, base *Baseline) *Result {
+// tolerance is drift unless the baseline accepts it.
+func Compare(oldName string, old *Doc, newName string, nw *Doc, opt CompareOptions) *Result {
+	ts, base := opt.Tolerances, opt.Baseline
 	if ts == nil {
 		ts = DefaultTolerances()
 	}
@@ -291,7 +311,7 @@ func Compare(oldName string, old *Doc, newName string, nw *Doc, ts Tolerances, b
 		if !inOld {
 			kind, absent = n.kind, n.absent
 		}
-		if (!inOld || !inNew) && absent == absentSkip {
+		if (!inOld || !inNew) && absent == absentSkip || opt.ignored(k) {
 			continue
 		}
 		if absent == absentZero {

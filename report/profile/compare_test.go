@@ -29,6 +29,7 @@ func TestCompare(t *testing.T) {
 		name   string
 		params dissecttest.ProfileParams
 		tol    string
+		ignore []string
 		drift  []string // metrics that must be drift
 		within []string // metrics that must differ within tolerance
 		pass   bool
@@ -44,13 +45,17 @@ func TestCompare(t *testing.T) {
 			tol: "latency=60ms", within: []string{"pair.new_player_mission_init.p50_ms"}, pass: true},
 		{name: "rate -30% within rate=45%", params: dissecttest.ProfileParams{UpdateHz: 7},
 			tol: "rate=45%", within: []string{"s2c.opcode.0x1C.rate_per_s"}, pass: true},
+		{name: "rate -30% ignored", params: dissecttest.ProfileParams{UpdateHz: 7},
+			ignore: []string{"s2c.opcode.0x1C", "s2c.state_updates", "s2c.state_updates.hz"}, pass: true},
+		{name: "a prefix is not a key's start", params: dissecttest.ProfileParams{UpdateHz: 7},
+			ignore: []string{"s2c.opcode.0x1", "s2c.state_update"}, drift: []string{"s2c.opcode.0x1C.rate_per_s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts, err := ParseTolerances(tc.tol)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := Compare("old", base, "new", docOf(t, tc.params), ts, nil)
+			r := Compare("old", base, "new", docOf(t, tc.params), CompareOptions{Tolerances: ts, Ignore: tc.ignore})
 			if r.Passed() != tc.pass {
 				var buf bytes.Buffer
 				_ = r.WriteText(&buf)
@@ -72,7 +77,7 @@ func TestCompare(t *testing.T) {
 
 // The relative change and both values are reported.
 func TestCompareValues(t *testing.T) {
-	r := Compare("old", docOf(t, dissecttest.ProfileParams{}), "new", docOf(t, dissecttest.ProfileParams{UpdateHz: 7}), nil, nil)
+	r := Compare("old", docOf(t, dissecttest.ProfileParams{}), "new", docOf(t, dissecttest.ProfileParams{UpdateHz: 7}), CompareOptions{})
 	d, _ := diffOf(r, "s2c.opcode.0x1C.rate_per_s")
 	if f(d.Old) != 40 || f(d.New) != 28 || f(d.Change) != -0.3 || d.Tolerance != "10%" {
 		t.Errorf("%+v", d)
@@ -92,7 +97,7 @@ func TestCompareValues(t *testing.T) {
 func TestBaseline(t *testing.T) {
 	base := docOf(t, dissecttest.ProfileParams{})
 	slow := docOf(t, dissecttest.ProfileParams{UpdateHz: 7})
-	r := Compare("old", base, "new", slow, nil, nil)
+	r := Compare("old", base, "new", slow, CompareOptions{})
 	if r.Passed() {
 		t.Fatal("7 Hz passed")
 	}
@@ -104,7 +109,7 @@ func TestBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2 := Compare("old", base, "new", slow, nil, bl); !r2.Passed() || r2.Accepted != r.Drift {
+	if r2 := Compare("old", base, "new", slow, CompareOptions{Baseline: bl}); !r2.Passed() || r2.Accepted != r.Drift {
 		t.Errorf("with its own baseline: drift %d accepted %d, want 0 and %d", r2.Drift, r2.Accepted, r.Drift)
 	}
 	// Further drift of an accepted metric, and a new one, fail.
@@ -112,7 +117,7 @@ func TestBaseline(t *testing.T) {
 		{UpdateHz: 5},
 		{UpdateHz: 7, MissionInitDelay: 52 * time.Millisecond},
 	} {
-		r3 := Compare("old", base, "new", docOf(t, p), nil, bl)
+		r3 := Compare("old", base, "new", docOf(t, p), CompareOptions{Baseline: bl})
 		if r3.Passed() {
 			t.Errorf("%+v passed with the 7 Hz baseline", p)
 		}
@@ -156,7 +161,7 @@ func TestDocRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := Compare("a", d, "b", back, nil, nil); len(r.Differences) != 0 {
+	if r := Compare("a", d, "b", back, CompareOptions{}); len(r.Differences) != 0 {
 		t.Errorf("round trip differs: %+v", r.Differences)
 	}
 	if _, err := ReadDoc(strings.NewReader(`{"sources":[]}`)); err == nil {

@@ -34,7 +34,7 @@ func TestProfileOddInput(t *testing.T) {
 		if err := d.WriteJSON(&buf); err != nil {
 			t.Fatal(err)
 		}
-		Compare("a", d, "b", docs[(i+1)%len(docs)], nil, nil)
+		Compare("a", d, "b", docs[(i+1)%len(docs)], CompareOptions{})
 	}
 }
 
@@ -68,7 +68,7 @@ func FuzzProfile(f *testing.F) {
 		}
 		_ = p.Finish(d.Finish())
 		doc := p.Doc(true)
-		Compare("a", doc, "b", doc, nil, nil)
+		Compare("a", doc, "b", doc, CompareOptions{})
 	})
 }
 
@@ -81,7 +81,7 @@ func FuzzReadDoc(f *testing.F) {
 		if err != nil {
 			return
 		}
-		Compare("a", d, "b", &Doc{Version: 1}, nil, nil)
+		Compare("a", d, "b", &Doc{Version: 1}, CompareOptions{})
 		var buf bytes.Buffer
 		_ = d.WriteTable(&buf)
 	})
