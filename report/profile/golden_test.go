@@ -59,7 +59,7 @@ func TestGoldenSession3(t *testing.T) {
 	}{
 		{"openbc-session-3.profile.table", false, func(d *Doc, b *bytes.Buffer) error { return d.WriteTable(b) }},
 		{"openbc-session-3.profile.json", false, func(d *Doc, b *bytes.Buffer) error { return d.WriteJSON(b) }},
-		{"openbc-session-3.profile-per-flow.json", true, func(d *Doc, b *bytes.Buffer) error { return d.WriteJSON(b) }},
+		{"openbc-session-3.profile-per-flow.table", true, func(d *Doc, b *bytes.Buffer) error { return d.WriteTable(b) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
