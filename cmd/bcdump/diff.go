@@ -18,6 +18,7 @@ type diffOptions struct {
 	addresses   bool
 	retransmits bool
 	ignore      []string
+	prof        profileDiffFlags // --profile mode (profile_diff.go)
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -36,9 +37,14 @@ compared by transport type, flags, opcode and decoded fields. Timestamps,
 addresses, ports, absolute seq values (seq is compared relative to each
 channel), retransmission counts and ACK batching do not count unless asked.
 
-Exit status: 0 equal, 1 different, 2 trouble.`,
+Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(s, o, args[0], args[1]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.prof.on {
+				return runProfileDiffCmd(s, o, args[0], args[1])
+			}
+			return runDiff(s, o, args[0], args[1])
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "text", "output format: text (unified diff) or json")
@@ -49,6 +55,7 @@ Exit status: 0 equal, 1 different, 2 trouble.`,
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
 	f.UintSliceVarP(&o.ports, "port", "p", nil, "additional game port (repeatable); 22101 is always included")
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
+	o.prof.register(f)
 	return cmd
 }
 

@@ -9,20 +9,14 @@ import (
 
 // sessionPath is what `bcdump session` does per capture: every datagram and
 // the end events into a story.Analyzer, then the story written (to nothing).
-func sessionPath() (func(*dissect.Datagram) error, func(*dissect.Dissector) error) {
+func sessionPath() (dissect.Sink, func(*dissect.Session)) {
 	an := story.New()
-	return an.Datagram, func(d *dissect.Dissector) error {
-		if err := an.Finish(d.Finish()); err != nil {
-			return err
-		}
-		_ = an.Documents()
-		return nil
-	}
+	return an, func(*dissect.Session) { _ = an.Documents() }
 }
 
 // BenchmarkSession is the `bcdump session` path; compare with
 // BenchmarkStats (the target is at least 80% of its rate).
-func BenchmarkSession(b *testing.B) { benchDissect(b, false, sessionPath) }
+func BenchmarkSession(b *testing.B) { benchDissect(b, dissect.Auto, sessionPath) }
 
 // BenchmarkSessionSerial is BenchmarkSession on one goroutine.
-func BenchmarkSessionSerial(b *testing.B) { benchDissect(b, true, sessionPath) }
+func BenchmarkSessionSerial(b *testing.B) { benchDissect(b, dissect.Serial, sessionPath) }

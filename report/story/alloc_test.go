@@ -2,6 +2,7 @@ package story
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -19,9 +20,9 @@ func TestNoAllocsOnStateUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := New()
-	d := dissect.New(dissect.Options{})
+	s := dissect.NewSession(dissect.SessionOptions{Mode: dissect.Serial})
 	checked := 0
-	err = d.RunSerial(r, func(dg *dissect.Datagram) error {
+	err = s.Run(context.Background(), r, dissect.SinkFuncs{OnDatagram: func(dg *dissect.Datagram) error {
 		if err := a.Datagram(dg); err != nil {
 			return err
 		}
@@ -33,7 +34,7 @@ func TestNoAllocsOnStateUpdates(t *testing.T) {
 			t.Errorf("frame %d: %.0f allocations", dg.Frame, n)
 		}
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,9 +89,12 @@ func (a *Analyzer) Datagram(d *dissect.Datagram) error {
 }
 
 // Finish adds the events the Dissector found after the fact (peer
-// timeouts, error summaries). It only adds, so a live capture may call it
-// with every batch of Dissector.TakeEvents.
-func (a *Analyzer) Finish(end []dissect.Event) error {
+// timeouts, error summaries).
+func (a *Analyzer) Finish(end []dissect.Event) error { return a.Events(end) }
+
+// Events takes events as they are found (live capture): the same as Finish,
+// which only adds.
+func (a *Analyzer) Events(end []dissect.Event) error {
 	for i := range end {
 		e := &end[i]
 		s := a.byAddr[e.Server]

@@ -2,6 +2,7 @@ package story
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -33,11 +34,8 @@ func analyze(t testing.TB, pcap []byte, opt dissect.Options) *Analyzer {
 		t.Fatal(err)
 	}
 	a := New()
-	d := dissect.New(opt)
-	if err := d.RunSerial(r, a.Datagram); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Finish(d.Finish()); err != nil {
+	s := dissect.NewSession(dissect.SessionOptions{Options: opt, Mode: dissect.Serial})
+	if err := s.Run(context.Background(), r, a); err != nil {
 		t.Fatal(err)
 	}
 	return a

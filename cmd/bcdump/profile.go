@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/report/profile"
+)
+
+type profileOptions struct {
+	decodeFlags
+	format    string
+	perFlow   bool
+	dupWindow string
+}
+
+func newProfileCmd(s *streams) *cobra.Command {
+	o := &profileOptions{}
+	cmd := &cobra.Command{
+		Use:   "profile FILE...",
+		Short: "Measure traffic behaviour: rates, bundling, ACKs, latencies, cadence",
+		Long: `Decode one or more captures and measure how the peers behave, per
+direction (c2s, s2c): for each opcode the count, the rate per second over
+the time the flows were in game (from NewPlayerInGame or the first
+StateUpdate to the flow's last datagram), bytes, payload size p50/max,
+the reliable share and duplicates (identical payloads sent again as new
+messages, not transport retransmissions); the datagram shape (messages per
+datagram, bytes per datagram); ACKs per reliable message and ACK delay;
+the retransmit ratio and interval; the latency of each request/response
+pair (Connect, PeerInfo, checksum rounds, ChecksumComplete,
+NewPlayerInGame -> MissionInit, object requests, GameSpy queries);
+StateUpdate cadence per object and its flag families.
+
+Several files are added up. --per-flow adds the same per flow.
+Formats: table, json (a document "bcdump diff --profile" reads back).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runProfile(s, o, args) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	f.BoolVar(&o.perFlow, "per-flow", false, "also profile each flow")
+	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "largest gap between identical payloads that counts as a duplicate")
+	o.decodeFlags.register(f)
+	return cmd
+}
+
+func runProfile(s *streams, o *profileOptions, files []string) error {
+	if o.format != "table" && o.format != "json" {
+		return fmt.Errorf("--format must be table or json, not %q", o.format)
+	}
+	popt, err := o.profilerOptions()
+	if err != nil {
+		return err
+	}
+	opt, gate, err := o.resolve()
+	if err != nil {
+		return err
+	}
+	p := profile.New(popt)
+	var readErr error
+	for _, name := range files {
+		var opened bool
+		if opened, readErr = profileOne(s, name, opt, p, gate); readErr != nil {
+			if !opened {
+				return readErr
+			}
+			break
+		}
+	}
+	doc := p.Doc(o.perFlow)
+	if o.format == "json" {
+		err = doc.WriteJSON(s.out)
+	} else {
+		err = doc.WriteTable(s.out)
+	}
+	if readErr != nil {
+		return readErr
+	}
+	if err != nil {
+		return err
+	}
+	return gate.err()
+}
+
+func (o *profileOptions) profilerOptions() (profile.Options, error) {
+	w, err := parseDupWindow(o.dupWindow)
+	return profile.Options{DupWindow: w}, err
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/profile"
+)
+
+// profileDiffFlags are diff's --profile mode: compare traffic profiles
+// (captures or saved `profile --format json` documents) with tolerances.
+type profileDiffFlags struct {
+	on            bool
+	tolerance     string
+	baseline      string
+	writeBaseline string
+	dupWindow     string
+}
+
+func (o *profileDiffFlags) register(f *pflag.FlagSet) {
+	f.BoolVar(&o.on, "profile", false, "compare traffic profiles (see bcdump profile) instead of conversations")
+	f.StringVar(&o.tolerance, "tolerance", "", "--profile: tolerances, kind=value,... (defaults "+profile.DefaultTolerances().String()+")")
+	f.StringVar(&o.baseline, "baseline", "", "--profile: JSON file of accepted differences; only new drift fails")
+	f.StringVar(&o.writeBaseline, "write-baseline", "", "--profile: write the differences outside tolerance to this file as a baseline")
+	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "--profile: duplicate window when profiling a capture")
+}
+
+// profileDiffHelp is appended to diff's help.
+const profileDiffHelp = `
+
+With --profile, OLD and NEW are traffic profiles: captures, or documents
+saved by "bcdump profile --format json", told apart by content. Rates,
+per-flow counts of pre-game opcodes, sizes, bundling, ACK ratios, shares
+and latencies are compared, each kind with its tolerance (--tolerance
+kind=value,...; a value ending in % is relative to OLD, latency takes a
+duration, share takes percentage points like 5pp). Defaults:
+  rate=10%      opcode rate per second in game, per-flow count, StateUpdate Hz and interval
+  latency=20ms  request/response p50/max, ACK delay p50/p95, retransmit interval
+  size=10%      payload size p50, bytes per datagram
+  bundling=20%  messages per datagram p50/p95/mean
+  ratio=20%     ACKs per reliable message
+  share=5pp     reliable, duplicate, retransmit, unanswered and flag-bit shares
+--ignore drops metrics by key prefix (pair.gamespy_query, s2c.acks).
+Every differing metric is printed with both values and the relative
+change; exit status 1 when one is outside tolerance and not accepted by
+--baseline (a file --write-baseline wrote), 0 when none, 2 on trouble.`
+
+func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, oldName, newName string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format must be text or json, not %q", format)
+	}
+	ts, err := profile.ParseTolerances(o.tolerance)
+	if err != nil {
+		return fmt.Errorf("--tolerance: %w", err)
+	}
+	window, err := parseDupWindow(o.dupWindow)
+	if err != nil {
+		return err
+	}
+	var base *profile.Baseline
+	if o.baseline != "" {
+		f, err := os.Open(o.baseline)
+		if err != nil {
+			return fmt.Errorf("--baseline: %w", err)
+		}
+		base, err = profile.ReadBaseline(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("--baseline %s: %w", o.baseline, err)
+		}
+	}
+	popt := profile.Options{DupWindow: window}
+	old, err := loadProfile(s, oldName, dopt, popt)
+	if err != nil {
+		return err
+	}
+	nw, err := loadProfile(s, newName, dopt, popt)
+	if err != nil {
+		return err
+	}
+	res := profile.Compare(sideName(oldName), old, sideName(newName), nw,
+		profile.CompareOptions{Tolerances: ts, Baseline: base, Ignore: ignore})
+	if format == "json" {
+		err = res.WriteJSON(s.out)
+	} else {
+		err = res.WriteText(s.out)
+	}
+	if err != nil {
+		return err
+	}
+	if o.writeBaseline != "" {
+		var buf bytes.Buffer
+		if err := res.Baseline().WriteJSON(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.writeBaseline, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--write-baseline: %w", err)
+		}
+	}
+	if !res.Passed() {
+		return &findingError{}
+	}
+	return nil
+}
+
+func sideName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
+}
+
+// loadProfile reads one side: a saved profile document (its first
+// non-space byte is '{') or a capture, which is profiled.
+func loadProfile(s *streams, name string, dopt dissect.Options, popt profile.Options) (*profile.Doc, error) {
+	var br *bufio.Reader
+	if name == "-" {
+		br = bufio.NewReader(s.in)
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		br = bufio.NewReader(f)
+	}
+	if isJSONDoc(br) {
+		d, err := profile.ReadDoc(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sideName(name), err)
+		}
+		return d, nil
+	}
+	p := profile.New(popt)
+	in := *s
+	in.in = br
+	if name != "-" {
+		in.in = nil // decodeCapture opens the file by name
+	}
+	if _, err := profileOne(&in, name, dopt, p, nil); err != nil {
+		return nil, err
+	}
+	return p.Doc(false), nil
+}
+
+// isJSONDoc peeks at the first non-space byte.
+func isJSONDoc(br *bufio.Reader) bool {
+	for n := 1; n <= 4096; n++ {
+		b, err := br.Peek(n)
+		if len(b) < n {
+			return false
+		}
+		switch c := b[n-1]; c {
+		case ' ', '\t', '\r', '\n':
+			if err != nil {
+				return false
+			}
+			continue
+		default:
+			return c == '{'
+		}
+	}
+	return false
+}
+
+// runProfileDiffCmd is `diff --profile`, with diff's shared flags.
+func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string) error {
+	if oldName == "-" && newName == "-" {
+		return fmt.Errorf("diff: only one side can be read from stdin")
+	}
+	dopt, err := o.options()
+	if err != nil {
+		return err
+	}
+	return runProfileDiff(s, &o.prof, o.format, o.ignore, dopt, oldName, newName)
+}

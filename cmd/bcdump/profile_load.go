@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/profile"
+)
+
+// profileOne adds one capture to p, through the decode loop read and stats
+// share. Like statsOne, a capture that breaks off is profiled up to the
+// break and its error returned; opened is false when it could not be opened.
+func profileOne(s *streams, name string, opt dissect.Options, p *profile.Profiler, gate *severityGate) (opened bool, err error) {
+	source := name
+	if name == "-" {
+		source = "stdin"
+	}
+	p.SetSource(source)
+	_, opened, err = decodeCapture(s, name, opt, p, gate)
+	return opened, err
+}
+
+func parseDupWindow(s string) (time.Duration, error) {
+	w, err := time.ParseDuration(s)
+	if err != nil || w <= 0 {
+		return 0, fmt.Errorf("--dup-window %q is not a positive duration (like 10s)", s)
+	}
+	return w, nil
+}

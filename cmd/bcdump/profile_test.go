@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+)
+
+// profilePcap writes dissecttest.ProfileSession(p) to a temporary pcap.
+func profilePcap(t *testing.T, name string, p dissecttest.ProfileParams) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := dissecttest.ProfileSession(p).WritePcap(f); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestProfileCommand(t *testing.T) {
+	path := profilePcap(t, "base", dissecttest.ProfileParams{})
+	code, out, errs := runCLI(t, nil, "profile", path)
+	if code != 0 || errs != "" {
+		t.Fatalf("code %d err %q", code, errs)
+	}
+	for _, want := range []string{"Opcodes c2s", "| 0x1C   | StateUpdate", "new_player_mission_init", "messages/datagram p50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	code, out, _ = runCLI(t, nil, "profile", "--format", "json", "--per-flow", path)
+	var doc struct {
+		Version int               `json:"bcdump_profile"`
+		Flows   int               `json:"flows"`
+		PerFlow []json.RawMessage `json:"per_flow"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Version != 1 || doc.Flows != 1 || len(doc.PerFlow) != 1 {
+		t.Errorf("json: code %d err %v doc %+v", code, err, doc)
+	}
+	data, _ := os.ReadFile(path)
+	_, fromFile, _ := runCLI(t, nil, "profile", "--format", "json", path)
+	if code, fromStdin, _ := runCLI(t, data, "profile", "--format", "json", "-"); code != 0 ||
+		strings.Replace(fromStdin, `"stdin"`, `"`+path+`"`, 1) != fromFile {
+		t.Errorf("stdin: code %d; output differs from the file's", code)
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"profile", "--format", "xml", path}, "--format"},
+		{[]string{"profile", "--dup-window", "soon", path}, "--dup-window"},
+		{[]string{"profile", filepath.Join(t.TempDir(), "missing.pcap")}, "no such file"},
+		{[]string{"profile", "--fail-on", "note", path}, "--fail-on note"}, // the chat retransmits
+	} {
+		code, _, errs := runCLI(t, nil, tc.args...)
+		want := exitTrouble
+		if strings.HasPrefix(tc.err, "--fail-on") {
+			want = exitFinding
+		}
+		if code != want || !strings.Contains(errs, tc.err) {
+			t.Errorf("%v: code %d err %q, want %d and %q", tc.args, code, errs, want, tc.err)
+		}
+	}
+}
+
+// diff --profile finds a 30% rate change and a 50 ms latency change, passes
+// within tolerance, and honours a baseline.
+func TestDiffProfile(t *testing.T) {
+	base := profilePcap(t, "base", dissecttest.ProfileParams{})
+	slow := profilePcap(t, "7hz", dissecttest.ProfileParams{UpdateHz: 7})
+	slower := profilePcap(t, "5hz", dissecttest.ProfileParams{UpdateHz: 5})
+	late := profilePcap(t, "late", dissecttest.ProfileParams{MissionInitDelay: 52 * time.Millisecond})
+	bitLate := profilePcap(t, "bitlate", dissecttest.ProfileParams{MissionInitDelay: 12 * time.Millisecond})
+	dir := t.TempDir()
+	_, saved, _ := runCLI(t, nil, "profile", "--format", "json", base)
+	savedPath := filepath.Join(dir, "base.json")
+	if err := os.WriteFile(savedPath, []byte(saved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	baseline := filepath.Join(dir, "baseline.json")
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		out   []string // substrings of stdout
+	}{
+		{"same capture", "", []string{base, base}, 0, []string{"0 outside tolerance"}},
+		{"saved profile vs capture", "", []string{savedPath, base}, 0, []string{"0 outside tolerance"}},
+		{"saved profile on stdin", saved, []string{"-", base}, 0, []string{"--- stdin"}},
+		{"rate -30%", "", []string{base, slow}, 1, []string{"drift", "s2c.opcode.0x1C.rate_per_s", "40 -> 28", "-30.0%"}},
+		{"latency +50ms", "", []string{savedPath, late}, 1, []string{"pair.new_player_mission_init.p50_ms", "2 -> 52", "+2500.0%"}},
+		{"latency +10ms within 20ms", "", []string{base, bitLate}, 0, []string{"within", "2 -> 12"}},
+		{"latency +50ms with latency=60ms", "", []string{"--tolerance", "latency=60ms", base, late}, 0, []string{"latency=60ms"}},
+		{"write baseline", "", []string{"--write-baseline", baseline, base, slow}, 1, []string{"drift"}},
+		{"with baseline", "", []string{"--baseline", baseline, base, slow}, 0, []string{"accepted", "0 outside tolerance"}},
+		{"new drift despite baseline", "", []string{"--baseline", baseline, base, slower}, 1, []string{"drift", "40 -> 20"}},
+		{"json", "", []string{"--format", "json", base, slow}, 1, []string{`"status": "drift"`, `"metric": "s2c.opcode.0x1C.rate_per_s"`}},
+		{"rate change ignored", "", []string{"--ignore", "s2c.opcode.0x1C", "--ignore", "s2c.state_updates", base, slow}, 0, []string{"0 outside tolerance"}},
+		{"bad tolerance", "", []string{"--tolerance", "speed=1", base, slow}, 2, nil},
+		{"bad baseline", "", []string{"--baseline", base, base, slow}, 2, nil},
+		{"both stdin", "", []string{"-", "-"}, 2, nil},
+		{"not a profile", `{"sources":[]}`, []string{"-", base}, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdin []byte
+			if tc.stdin != "" {
+				stdin = []byte(tc.stdin)
+			}
+			code, out, errs := runCLI(t, stdin, append([]string{"diff", "--profile"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d; err %q\n%s", code, tc.code, errs, out)
+			}
+			for _, want := range tc.out {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+	// The written baseline lists what drifted, with both values.
+	var bl struct {
+		Version  int `json:"bcdump_profile_baseline"`
+		Accepted []struct {
+			Metric   string
+			Old, New *float64
+		} `json:"accepted"`
+	}
+	data, err := os.ReadFile(baseline)
+	if err != nil || json.Unmarshal(data, &bl) != nil || bl.Version != 1 || len(bl.Accepted) == 0 {
+		t.Fatalf("baseline: %v %s", err, data)
+	}
+	found := false
+	for _, a := range bl.Accepted {
+		if a.Metric == "s2c.opcode.0x1C.rate_per_s" && *a.Old == 40 && *a.New == 28 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("baseline lacks the rate: %s", data)
+	}
+}
+
+// The README's profile of the sample is what bcdump prints.
+func TestREADMEProfileSample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- bcdump profile testdata/sample.pcap -->\n```\n", "```\n<!-- /bcdump profile testdata/sample.pcap -->"
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README lacks the %q ... %q block", begin, end)
+	}
+	code, out, errs := runCLI(t, nil, "profile", samplePcap)
+	out = strings.Replace(out, testdata+"/", "testdata/", 1)
+	if code != 0 || errs != "" || s[i+len(begin):j] != out {
+		t.Errorf("README profile of the sample differs from `bcdump profile testdata/sample.pcap` (code %d %s); paste its output between the markers", code, errs)
+	}
+}

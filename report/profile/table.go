@@ -1,0 +1,239 @@
+package profile
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/bcdump/bcdump/report"
+)
+
+// WriteJSON writes d as one indented JSON document.
+func (d *Doc) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
+
+// WriteTable writes d as text tables that fit 100 columns.
+func (d *Doc) WriteTable(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	if d.First != nil {
+		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *d.First, *d.Last, fmtMs(d.DurationMs))
+	}
+	fmt.Fprintf(bw, "Flows:    %d, in game %s in all (rates are per second of it)\n", d.Flows, fmtMs(d.InGameMs))
+	if err := writeBody(bw, "", d.InGameMs, &d.C2S, &d.S2C, d.Pairs); err != nil {
+		return err
+	}
+	for i := range d.PerFlow {
+		f := &d.PerFlow[i]
+		if f.Other {
+			fmt.Fprintf(bw, "\n== Other flows (%d beyond the limit, summed)\n", f.FlowsIn)
+		} else {
+			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, f.Source)
+		}
+		fmt.Fprintf(bw, "   %s .. %s (%s), in game %s\n", f.First, f.Last, fmtMs(f.DurationMs), fmtMs(f.InGameMs))
+		if err := writeBody(bw, "   ", f.InGameMs, &f.C2S, &f.S2C, f.Pairs); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// tbl collects rows and keeps the first error for render.
+type tbl struct {
+	t   *tablewriter.Table
+	err error
+}
+
+func newTbl(w io.Writer, align []tw.Align, header ...any) *tbl {
+	return &tbl{t: report.NewTextTable(w, align, header...)}
+}
+
+func (t *tbl) row(cells ...any) {
+	if t.err == nil {
+		t.err = t.t.Append(cells...)
+	}
+}
+
+func (t *tbl) render() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.t.Render()
+}
+
+func left(n int, rest ...tw.Align) []tw.Align {
+	a := make([]tw.Align, 0, n+len(rest))
+	for range n {
+		a = append(a, tw.AlignLeft)
+	}
+	return append(a, rest...)
+}
+
+func rights(n int) []tw.Align {
+	a := make([]tw.Align, n)
+	for i := range a {
+		a[i] = tw.AlignRight
+	}
+	return a
+}
+
+func writeBody(w io.Writer, indent string, inGameMs float64, c, s *DirDoc, pairs []PairDoc) error {
+	for _, dd := range []struct {
+		name string
+		d    *DirDoc
+	}{{"c2s", c}, {"s2c", s}} {
+		fmt.Fprintf(w, "\n%sOpcodes %s (rate: in-game messages per second)\n", indent, dd.name)
+		t := newTbl(w, append(left(2), rights(7)...), "opcode", "name", "count", "rate/s", "bytes", "size p50", "size max", "reliable", "dups")
+		for _, o := range dd.d.Opcodes {
+			t.row(o.Hex, o.Name, u(o.Count), f3(o.RatePerS), u(o.Bytes), u(o.SizeP50), u(o.SizeMax), pct(o.ReliableShare), u(o.Duplicates))
+		}
+		if len(dd.d.Opcodes) == 0 {
+			t.row("-", "none", "", "", "", "", "", "", "")
+		}
+		if err := t.render(); err != nil {
+			return err
+		}
+	}
+
+	fmt.Fprintf(w, "\n%sTransport behaviour\n", indent)
+	t := newTbl(w, append(left(1), rights(2)...), "metric", "c2s", "s2c")
+	both := func(label string, f func(d *DirDoc) string) { t.row(label, f(c), f(s)) }
+	both("datagrams", func(d *DirDoc) string { return u(d.Datagrams) })
+	both("bytes", func(d *DirDoc) string { return u(d.Bytes) })
+	both("messages/datagram p50", func(d *DirDoc) string { return u(d.Shape.MessagesP50) })
+	both("messages/datagram p95", func(d *DirDoc) string { return u(d.Shape.MessagesP95) })
+	both("messages/datagram mean", func(d *DirDoc) string { return f3(d.Shape.MessagesMean) })
+	both("messages/datagram max", func(d *DirDoc) string { return u(d.Shape.MessagesMax) })
+	both("bytes/datagram p50", func(d *DirDoc) string { return u(d.Shape.BytesP50) })
+	both("bytes/datagram p95", func(d *DirDoc) string { return u(d.Shape.BytesP95) })
+	both("ACKs", func(d *DirDoc) string { return u(d.Acks.Acks) })
+	both("ACKs per reliable (other way)", func(d *DirDoc) string { return optF(d.Acks.AcksPerReliable) })
+	both("ACK delay p50", func(d *DirDoc) string { return optMs(d.Acks.DelayP50Ms) })
+	both("ACK delay p95", func(d *DirDoc) string { return optMs(d.Acks.DelayP95Ms) })
+	both("reliable first sends", func(d *DirDoc) string { return u(d.Retransmits.Reliable) })
+	both("retransmissions", func(d *DirDoc) string { return u(d.Retransmits.Retransmissions) })
+	both("retransmit ratio", func(d *DirDoc) string { return optF(d.Retransmits.Ratio) })
+	both("retransmit interval p50", func(d *DirDoc) string { return optMs(d.Retransmits.IntervalP50Ms) })
+	both("retransmit interval p95", func(d *DirDoc) string { return optMs(d.Retransmits.IntervalP95Ms) })
+	both("duplicate payloads", func(d *DirDoc) string { return u(d.Duplicates.Count) })
+	both("duplicate interval p50", func(d *DirDoc) string { return optMs(d.Duplicates.IntervalP50Ms) })
+	both("duplicate interval max", func(d *DirDoc) string { return optMs(d.Duplicates.IntervalMaxMs) })
+	both("StateUpdates", func(d *DirDoc) string { return u(d.StateUpdates.Count) })
+	both("StateUpdate objects", func(d *DirDoc) string { return strconv.Itoa(d.StateUpdates.Objects) })
+	both("StateUpdate Hz p50 (per object)", func(d *DirDoc) string { return optF(d.StateUpdates.HzP50) })
+	both("StateUpdate Hz p95", func(d *DirDoc) string { return optF(d.StateUpdates.HzP95) })
+	both("StateUpdate interval p95", func(d *DirDoc) string { return optMs(d.StateUpdates.IntervalP95Ms) })
+	if err := t.render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\n%sMessages per datagram\n", indent)
+	t = newTbl(w, append(left(1), rights(2)...), "messages", "c2s", "s2c")
+	for _, r := range mergeBuckets(c.Shape.Distribution, s.Shape.Distribution) {
+		t.row(r[0], r[1], r[2])
+	}
+	if err := t.render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\n%sStateUpdate flags (share of updates)\n", indent)
+	t = newTbl(w, append(left(1), rights(2)...), "flags", "c2s", "s2c")
+	for _, r := range mergeFlags(c.StateUpdates.FlagBits, s.StateUpdates.FlagBits, "bit ") {
+		t.row(r[0], r[1], r[2])
+	}
+	for _, r := range mergeFlags(c.StateUpdates.Flags, s.StateUpdates.Flags, "") {
+		t.row(r[0], r[1], r[2])
+	}
+	if err := t.render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\n%sRequest/response latency\n", indent)
+	t = newTbl(w, append(left(1), rights(6)...), "pair", "requests", "answered", "unanswered", "extra", "p50", "max")
+	for _, p := range pairs {
+		t.row(p.Pair, u(p.Requests), u(p.Answered), u(p.Unanswered), u(p.Extra), optMs(p.P50Ms), optMs(p.MaxMs))
+	}
+	return t.render()
+}
+
+// mergeBuckets lines up two message-count distributions.
+func mergeBuckets(a, b []BucketDoc) [][3]string {
+	type key struct{ lo, hi uint64 }
+	var keys []key
+	cnt := map[key][2]uint64{}
+	for side, list := range [][]BucketDoc{a, b} {
+		for _, x := range list {
+			k := key{x.Messages, max(x.MessagesTo, x.Messages)}
+			if _, ok := cnt[k]; !ok {
+				keys = append(keys, k)
+			}
+			v := cnt[k]
+			v[side] += x.Datagrams
+			cnt[k] = v
+		}
+	}
+	slices.SortFunc(keys, func(x, y key) int { return cmp.Compare(x.lo, y.lo) })
+	out := make([][3]string, 0, len(keys))
+	for _, k := range keys {
+		label := u(k.lo)
+		if k.hi != k.lo {
+			label += "-" + u(k.hi)
+		}
+		v := cnt[k]
+		out = append(out, [3]string{label, u(v[0]), u(v[1])})
+	}
+	return out
+}
+
+// mergeFlags lines up two flag lists (each in its own order, c2s first).
+func mergeFlags(a, b []FlagDoc, prefix string) [][3]string {
+	var keys []string
+	val := map[string][2]string{}
+	for side, list := range [][]FlagDoc{a, b} {
+		for _, x := range list {
+			if _, ok := val[x.Flags]; !ok {
+				keys = append(keys, x.Flags)
+				val[x.Flags] = [2]string{"-", "-"}
+			}
+			v := val[x.Flags]
+			v[side] = fmt.Sprintf("%s (%d)", pct(x.Share), x.Count)
+			val[x.Flags] = v
+		}
+	}
+	out := make([][3]string, 0, len(keys))
+	for _, k := range keys {
+		v := val[k]
+		out = append(out, [3]string{prefix + k, v[0], v[1]})
+	}
+	return out
+}
+
+func u(v uint64) string { return strconv.FormatUint(v, 10) }
+
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func pct(v float64) string { return strconv.FormatFloat(round3(v*100), 'f', -1, 64) + "%" }
+
+func optF(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return f3(*v)
+}
+
+func optMs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmtMs(*v)
+}
+
+func fmtMs(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64) + "ms"
+}
