@@ -28,6 +28,11 @@ const (
 	// Object is an object or an array of objects: it can only be tested
 	// for presence.
 	Object
+	// Hex is a number the JSON writes as a "0x..." string (hashes, object
+	// ids): compared as a number with a decimal or 0x literal, so
+	// `name_hash == 0x7e0ce243` matches "0x7E0CE243"; contains and
+	// matches test its text.
+	Hex
 )
 
 func (t Type) String() string {
@@ -40,6 +45,8 @@ func (t Type) String() string {
 		return "boolean"
 	case Object:
 		return "object"
+	case Hex:
+		return "hex"
 	}
 	return "unknown"
 }

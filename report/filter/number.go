@@ -107,3 +107,46 @@ func cmpNumber(a, b number) int {
 	}
 	return 0
 }
+
+// parseHexText reads a hex field's text ("0x7E0CE243") as a number.
+func parseHexText(b []byte) (number, bool) {
+	if len(b) < 3 || b[0] != '0' || (b[1] != 'x' && b[1] != 'X') || len(b) > 18 {
+		return number{}, false
+	}
+	var u uint64
+	for _, c := range b[2:] {
+		switch {
+		case c >= '0' && c <= '9':
+			u = u<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			u = u<<4 | uint64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			u = u<<4 | uint64(c-'A'+10)
+		default:
+			return number{}, false
+		}
+	}
+	return intNumber(false, u), true
+}
+
+// containsFold reports whether sub is within s, ASCII letters compared
+// without case (hex digits).
+func containsFold(s, sub []byte) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && lower(s[i+j]) == lower(sub[j]) {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -172,23 +172,26 @@ func (s *scanner) testNumber(atoms []int, n number) {
 		if a.typ != Number {
 			continue
 		}
-		if a.op == opIn {
-			for _, l := range a.lits {
-				if l.rng {
-					lo, hi := cmpNumber(n, l.num), cmpNumber(n, l.hi)
-					if lo != 2 && hi != 2 && lo >= 0 && hi <= 0 {
-						f.hit[i] = true
-						break
-					}
-				} else if cmpNumber(n, l.num) == 0 {
-					f.hit[i] = true
-					break
-				}
-			}
-			continue
-		}
-		f.hit[i] = relation(a.op, cmpNumber(n, a.lits[0].num))
+		f.hit[i] = numberHit(a, n)
 	}
+}
+
+// numberHit applies a number atom's relation (or set) to n.
+func numberHit(a *atom, n number) bool {
+	if a.op == opIn {
+		for _, l := range a.lits {
+			if l.rng {
+				lo, hi := cmpNumber(n, l.num), cmpNumber(n, l.hi)
+				if lo != 2 && hi != 2 && lo >= 0 && hi <= 0 {
+					return true
+				}
+			} else if cmpNumber(n, l.num) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return relation(a.op, cmpNumber(n, a.lits[0].num))
 }
 
 func (s *scanner) testString(atoms []int, raw []byte) {
@@ -207,7 +210,13 @@ func (s *scanner) testString(atoms []int, raw []byte) {
 		switch {
 		case a.op == opPresent:
 			f.hit[i] = true
-		case a.typ != String:
+		case a.typ == Hex && a.op == opContains:
+			f.hit[i] = containsFold(v, a.lits[0].bytes)
+		case a.typ == Hex && a.op != opMatches:
+			if n, ok := parseHexText(v); ok {
+				f.hit[i] = numberHit(a, n)
+			}
+		case a.typ != String && a.typ != Hex:
 		case a.op == opContains:
 			f.hit[i] = bytes.Contains(v, a.lits[0].bytes)
 		case a.op == opMatches:
