@@ -61,6 +61,15 @@ type Schema interface {
 	Names() []string
 }
 
+// Flattener is a Schema with paths below which a field is found by its
+// name at any depth: with "messages.fields" flat,
+// messages.fields.name_hash tests messages.fields.files.name_hash too
+// (Wireshark's fields are names, not positions in a tree). Exact nested
+// paths work as well.
+type Flattener interface {
+	Flat() []string
+}
+
 // Prefix is the optional protocol prefix: `bc.peer_id` is `peer_id`, so an
 // expression written for Wireshark's bc dissector works here unchanged.
 const Prefix = "bc."
@@ -78,6 +87,7 @@ type Filter struct {
 	hit, seen []bool
 	unesc     []byte
 	path      []byte
+	alias     []byte
 }
 
 // String returns the expression as given.
@@ -127,6 +137,18 @@ func Compile(expr string, s Schema) (*Filter, error) {
 			f.paths[a.path[:j]] = pi
 		}
 	}
+	if fl, ok := s.(Flattener); ok {
+		for _, root := range fl.Flat() {
+			for _, a := range f.atoms {
+				if strings.HasPrefix(a.path, root+".") {
+					pi := f.paths[root]
+					pi.flat = true
+					f.paths[root] = pi
+					break
+				}
+			}
+		}
+	}
 	f.hit = make([]bool, len(f.atoms))
 	f.seen = make([]bool, len(f.atoms))
 	return f, nil
@@ -145,17 +167,19 @@ func nextDot(s string, j int) int {
 func (f *Filter) Match(record []byte) bool {
 	clear(f.hit)
 	clear(f.seen)
-	sc := scanner{f: f, b: record, path: f.path[:0]}
+	sc := scanner{f: f, b: record, path: f.path[:0], flat: -1}
 	sc.object(0)
 	f.path = sc.path[:0] // keep the grown buffer for the next record
 	return !sc.bad && f.root.eval(f)
 }
 
 // pathInfo says what a path means to the filter: atoms to test on its
-// values, and whether paths below it matter (inner).
+// values, whether paths below it matter (inner), and whether it is a
+// Flattener's root that atoms name fields below (flat).
 type pathInfo struct {
 	atoms []int
 	inner bool
+	flat  bool
 }
 
 // op is a relation.

@@ -379,3 +379,54 @@ func BenchmarkMatch(b *testing.B) {
 		f.Match(rec)
 	}
 }
+
+// flatSchema is schema with messages.fields flat (a Flattener).
+type flatSchema struct{ testSchema }
+
+func (flatSchema) Flat() []string { return []string{"messages.fields"} }
+
+func TestFlatFields(t *testing.T) {
+	s := flatSchema{schema}
+	s.testSchema = testSchema{}
+	for k, v := range schema {
+		s.testSchema[k] = v
+	}
+	s.testSchema["messages.fields.name_hash"] = Hex
+	s.testSchema["messages.fields.b"] = Number
+	tests := []struct {
+		expr string
+		rec  string
+		want bool
+	}{
+		{"messages.fields.name_hash == 0x7E0CE243", hashes, true},       // found in files[]
+		{"messages.fields.files.name_hash == 0x7E0CE243", hashes, true}, // the exact path works too
+		{"messages.fields.name_hash == 0x1", hashes, false},
+		{"messages.fields.b == 2", big, true}, // nested.a[].b
+		{"messages.fields.b", big, true},
+		{"messages.fields.b == 3", big, false},
+		{"messages.fields.round == 0", twoMsgs, true}, // top level as before
+		{"messages.fields.name_hash", twoMsgs, false},
+		{"messages.fields.b == 2 and frame == 9", big, true},
+		{"not messages.fields.b", big, false},
+	}
+	for _, tc := range tests {
+		f, err := Compile(tc.expr, s)
+		if err != nil {
+			t.Errorf("Compile(%q): %v", tc.expr, err)
+			continue
+		}
+		for range 2 {
+			if got := f.Match([]byte(tc.rec)); got != tc.want {
+				t.Errorf("%q on %.40s...: got %v, want %v", tc.expr, tc.rec, got, tc.want)
+			}
+		}
+	}
+	// Without the Flattener, only the exact path matches.
+	f, err := Compile("messages.fields.name_hash == 0x7E0CE243", s.testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Match([]byte(hashes)) {
+		t.Error("a nested field matched its flat name without a Flattener")
+	}
+}

@@ -15,6 +15,9 @@ type scanner struct {
 	i    int
 	path []byte
 	bad  bool
+	// flat is the length of the flat root s.path is under (Flattener),
+	// or -1.
+	flat int
 }
 
 // maxDepth bounds recursion on hostile input; deeper values are skipped.
@@ -88,13 +91,38 @@ func (s *scanner) value(depth int) {
 	}
 	pi := s.f.paths[string(s.path)]
 	atoms, inner := pi.atoms, pi.inner
-	if (atoms == nil && !inner) || depth > maxDepth {
+	// Under a flat root, root.leaf names this value too, and every
+	// container may hold a field an atom names.
+	var alias []int
+	if s.flat >= 0 {
+		inner = true
+		if rest := s.path[s.flat+1:]; bytes.IndexByte(rest, '.') >= 0 {
+			leaf := rest[bytes.LastIndexByte(rest, '.')+1:]
+			s.f.alias = append(append(append(s.f.alias[:0], s.path[:s.flat]...), '.'), leaf...)
+			alias = s.f.paths[string(s.f.alias)].atoms
+		}
+	}
+	enter := s.flat < 0 && pi.flat
+	if (atoms == nil && alias == nil && !inner && !enter) || depth > maxDepth {
 		s.skip()
 		return
 	}
+	if enter {
+		s.flat = len(s.path)
+		s.scan(depth, atoms, alias, true)
+		s.flat = -1
+		return
+	}
+	s.scan(depth, atoms, alias, inner)
+}
+
+// scan is value's second half: it tests atoms and alias on the value at
+// s.i, descending into containers when inner.
+func (s *scanner) scan(depth int, atoms, alias []int, inner bool) {
 	switch c := s.b[s.i]; {
 	case c == '{':
 		s.present(atoms)
+		s.present(alias)
 		if inner {
 			s.members(depth)
 		} else {
@@ -124,14 +152,14 @@ func (s *scanner) value(depth int) {
 			s.bad = true
 			return
 		}
-		if atoms != nil {
-			s.testString(atoms, raw)
-		}
+		s.testString(atoms, raw)
+		s.testString(alias, raw)
 	case c == 't' || c == 'f' || c == 'n':
 		word := s.word()
 		switch string(word) {
 		case "true", "false":
 			s.testBool(atoms, word[0] == 't')
+			s.testBool(alias, word[0] == 't')
 		case "null":
 		default:
 			s.bad = true
@@ -144,6 +172,7 @@ func (s *scanner) value(depth int) {
 			return
 		}
 		s.testNumber(atoms, n)
+		s.testNumber(alias, n)
 	}
 }
 
@@ -195,6 +224,9 @@ func numberHit(a *atom, n number) bool {
 }
 
 func (s *scanner) testString(atoms []int, raw []byte) {
+	if len(atoms) == 0 {
+		return
+	}
 	f := s.f
 	v := raw
 	if bytes.IndexByte(raw, '\\') >= 0 {
