@@ -67,7 +67,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		SilenceUsage:  true,
 	}
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
-		newAnomaliesCmd(s), newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
+		newAnomaliesCmd(s), newFieldsCmd(s), newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
 	return root
 }
 
