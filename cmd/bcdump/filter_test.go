@@ -254,18 +254,15 @@ func TestReadFilterTable(t *testing.T) {
 	if code != exitOK {
 		t.Fatal(code)
 	}
-	var frames []string
-	for _, l := range js {
-		frames = append(frames, strings.Fields(strings.TrimPrefix(l, `{"frame":`))[0])
-	}
 	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
-	for i, l := range lines {
-		if i < len(js) && !strings.HasPrefix(strings.TrimSpace(l), strings.Split(strings.TrimPrefix(js[i], `{"frame":`), ",")[0]+" ") {
-			t.Errorf("table line %d %q is not frame of %.30s", i, l, js[i])
-		}
+	if len(lines) != len(js) {
+		t.Fatalf("table shows %d lines, JSON %d records", len(lines), len(js))
 	}
-	if len(lines) < len(js) {
-		t.Errorf("table shows %d lines, JSON %d records", len(lines), len(js))
+	for i, l := range lines {
+		frame := strings.Split(strings.TrimPrefix(js[i], `{"frame":`), ",")[0]
+		if !strings.HasPrefix(strings.TrimSpace(l), frame+" ") {
+			t.Errorf("table line %d %q is not frame %s", i, l, frame)
+		}
 	}
 }
 
