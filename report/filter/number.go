@@ -115,18 +115,26 @@ func parseHexText(b []byte) (number, bool) {
 	}
 	var u uint64
 	for _, c := range b[2:] {
-		switch {
-		case c >= '0' && c <= '9':
-			u = u<<4 | uint64(c-'0')
-		case c >= 'a' && c <= 'f':
-			u = u<<4 | uint64(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			u = u<<4 | uint64(c-'A'+10)
-		default:
+		d, ok := hexDigit(c)
+		if !ok {
 			return number{}, false
 		}
+		u = u<<4 | uint64(d)
 	}
 	return intNumber(false, u), true
+}
+
+// hexDigit is the value of one hex digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // containsFold reports whether sub is within s, ASCII letters compared

@@ -429,16 +429,11 @@ func unescapeJSON(dst, raw []byte) []byte {
 func hex4(b []byte) (rune, bool) {
 	var r rune
 	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
+		d, ok := hexDigit(c)
+		if !ok {
 			return 0, false
 		}
+		r = r<<4 | rune(d)
 	}
 	return r, true
 }
