@@ -15,11 +15,12 @@ import (
 // hexdump of the bytes each message occupies, in the spirit of `tshark -V -x`.
 // Offsets are positions in the deciphered datagram.
 type Hex struct {
-	w      *bufio.Writer
-	pal    Palette
-	cipher bool // also dump the enciphered bytes as captured
-	buf    []byte
-	flush  bool
+	w       *bufio.Writer
+	pal     Palette
+	cipher  bool // also dump the enciphered bytes as captured
+	buf     []byte
+	flush   bool
+	context bool // the next datagram is shown as context (read -C)
 }
 
 // NewHex returns a hexdump reporter. withCipher adds the enciphered bytes.
@@ -31,6 +32,9 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 	b := h.buf[:0]
 	b = append(b, "Frame "...)
 	b = strconv.AppendInt(b, int64(d.Frame), 10)
+	if h.context {
+		b = append(b, " (context)"...)
+	}
 	b = append(b, ": "...)
 	b = strconv.AppendInt(b, int64(len(d.Raw)), 10)
 	b = append(b, " bytes, t="...)
@@ -275,3 +279,5 @@ func (h *Hex) Events(ev []dissect.Event) error {
 	t := Table{w: h.w, pal: h.pal, flush: h.flush}
 	return t.Events(ev)
 }
+
+func (h *Hex) markContext(on bool) { h.context = on }

@@ -14,10 +14,11 @@ import (
 // object with the anomalies only the end of the capture revealed. The keys
 // are a contract (README "JSON output"): new keys may be added, none renamed.
 type JSON struct {
-	w     *bufio.Writer
-	buf   []byte
-	flush bool // flush after every line (live capture)
-	enc   jsonCaches
+	w       *bufio.Writer
+	buf     []byte
+	flush   bool // flush after every line (live capture)
+	enc     jsonCaches
+	context bool // the next datagram is shown as context (read -C)
 }
 
 // jsonCaches speed up one JSON writer; nil means no caching.
@@ -34,14 +35,36 @@ func NewJSON(w io.Writer, flushEach bool) *JSON {
 
 func (j *JSON) Datagram(d *dissect.Datagram) error {
 	j.buf = appendDatagramJSON(j.buf[:0], d, &j.enc)
-	j.buf = append(j.buf, '\n')
-	if _, err := j.w.Write(j.buf); err != nil {
+	return j.writeRecord(j.buf)
+}
+
+// writeRecord writes one datagram record rendered by appendDatagramJSON,
+// marked as context if it is, and a newline. It may append to rec.
+func (j *JSON) writeRecord(rec []byte) error {
+	if j.context {
+		rec = appendContextKey(rec)
+	}
+	rec = append(rec, '\n')
+	if _, err := j.w.Write(rec); err != nil {
 		return err
 	}
 	if j.flush {
 		return j.w.Flush()
 	}
 	return nil
+}
+
+func (j *JSON) markContext(on bool) { j.context = on }
+
+// appendContextKey adds "context":true to a rendered datagram object.
+func appendContextKey(rec []byte) []byte {
+	if len(rec) < 2 || rec[len(rec)-1] != '}' {
+		return rec
+	}
+	rec = rec[:len(rec)-1]
+	first := false
+	rec = appendKey(rec, &first, "context")
+	return append(rec, "true}"...)
 }
 
 func (j *JSON) Finish(end []dissect.Event) error {

@@ -48,7 +48,13 @@ type Stats struct {
 	ops [2][256]uint64
 
 	anoms map[anomaly.Code]uint64 // datagram anomalies and events
+
+	filter string // the display filter applied before Stats, if any
 }
+
+// SetFilter records that a display filter chose what Stats sees (stats
+// -Y); the table and JSON say so.
+func (s *Stats) SetFilter(expr string) { s.filter = expr }
 
 type statsFlow struct {
 	source string
@@ -142,7 +148,10 @@ func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {
 // contract like the read output's: new keys may be added, none renamed.
 // Durations are milliseconds, times RFC 3339 in UTC.
 type statsDoc struct {
-	Sources   []string     `json:"sources"`
+	Sources []string `json:"sources"`
+	// Filter is the display filter (stats -Y): only matching datagrams
+	// and events, and the flows of those datagrams, are counted.
+	Filter    string       `json:"filter,omitempty"`
 	Totals    totalsDoc    `json:"totals"`
 	Flows     []flowDoc    `json:"flows"`
 	Opcodes   []opcodeDoc  `json:"opcodes"`
@@ -227,7 +236,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // doc builds the summary both writers print.
 func (s *Stats) doc() *statsDoc {
-	d := &statsDoc{Sources: slices.Clone(s.sources), Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
+	d := &statsDoc{Sources: slices.Clone(s.sources), Filter: s.filter, Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
 	if d.Sources == nil {
 		d.Sources = []string{}
 	}
@@ -336,6 +345,9 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 	t := &d.Totals
 
 	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	if d.Filter != "" {
+		fmt.Fprintf(bw, "Filter:   %s (only matching datagrams and events, and the flows of those datagrams, are counted)\n", d.Filter)
+	}
 	if t.First != nil {
 		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *t.First, *t.Last, fmtMs(t.DurationMs))
 	}

@@ -71,6 +71,7 @@ type Table struct {
 	buf     []byte
 	scratch []byte
 	flush   bool
+	context bool // the next datagram is shown as context (read -C)
 }
 
 // NewTable returns a table reporter. flushEach flushes every line (live).
@@ -92,7 +93,11 @@ func (t *Table) Datagram(d *dissect.Datagram) error {
 func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	s := t.scratch[:0]
 	s = appendPadInt(s, d.Frame, 6)
-	s = append(s, ' ')
+	if t.context {
+		s = append(s, '-') // as grep -C marks context lines
+	} else {
+		s = append(s, ' ')
+	}
 	s = appendRelTime(s, d)
 	b = t.pal.paint(b, t.pal.frame, s)
 	b = append(b, ' ')
@@ -246,3 +251,5 @@ func appendQuoteLimited(b []byte, s []byte, max int) []byte {
 	}
 	return strconv.AppendQuote(b, string(s))
 }
+
+func (t *Table) markContext(on bool) { t.context = on }

@@ -15,6 +15,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
 )
 
 // End-to-end benchmarks on openbc-session-3.pcap (4325 datagrams of a
@@ -162,4 +163,25 @@ func BenchmarkStatsCLI(b *testing.B) {
 		b.Skip("bcdump stats does not run yet")
 	}
 	benchCLI(b, "stats")
+}
+
+// BenchmarkReadFilterNone is `bcdump read -Y EXPR FILE` with an expression
+// that matches nothing: every datagram is rendered as JSON into one reused
+// buffer and tested, nothing is printed (issue 12: at least 80% of
+// BenchmarkStatsCLI's rate).
+func BenchmarkReadFilterNone(b *testing.B) {
+	benchCLI(b, "read", "-Y", `messages.opcode_name == ChecksumResp and anomalies.code == "no-such-code"`)
+}
+
+// BenchmarkReadFilterSink is the -Y path without the command line: a
+// Session into a report.Select that selects nothing, so allocations per
+// datagram show.
+func BenchmarkReadFilterSink(b *testing.B) {
+	f, err := filter.Compile(`messages.fields.name_hash == 0x1 or anomalies.severity == "fatal"`, report.FieldSchema())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDissect(b, dissect.Auto, func() (dissect.Sink, func(*dissect.Session)) {
+		return report.NewSelect(dissect.SinkFuncs{}, report.SelectOptions{Filter: f}), func(*dissect.Session) {}
+	})
 }

@@ -12,6 +12,7 @@ import (
 
 type diffOptions struct {
 	decodeFlags // --port and --manifest only (diff has no --fail-on)
+	filterFlag
 	format      string
 	context     int
 	timing      string
@@ -37,6 +38,10 @@ compared by transport type, flags, opcode and decoded fields. Timestamps,
 addresses, ports, absolute seq values (seq is compared relative to each
 channel), retransmission counts and ACK batching do not count unless asked.
 
+-Y compares only the datagrams a display filter selects, on both sides
+alike (e.g. -Y 'messages.opcode_name == StateUpdate'); a datagram selected
+is compared whole.
+
 Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +53,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "text", "output format: text (unified diff) or json")
+	o.filterFlag.register(f, "compare only matching datagrams, on both sides")
 	f.IntVarP(&o.context, "unified", "U", 3, "messages of context around each difference")
 	f.StringVar(&o.timing, "timing", "", "also compare message times since each flow's start, within this tolerance (e.g. 50ms)")
 	f.BoolVar(&o.addresses, "addresses", false, "also compare flow endpoints and addresses inside Connect/PeerInfo/Disconnect")
@@ -60,6 +66,10 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 }
 
 func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
 	if oldName == "-" && newName == "-" {
 		return fmt.Errorf("diff: only one side can be read from stdin")
 	}
@@ -81,11 +91,12 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if err != nil {
 		return err
 	}
-	old, err := loadSide(s, oldName, dopt)
+	old, err := loadSide(s, oldName, dopt, keep(flt))
 	if err != nil {
 		return err
 	}
-	nw, err := loadSide(s, newName, dopt)
+	// A filter is not safe for concurrent use, nor needed: one at a time.
+	nw, err := loadSide(s, newName, dopt, keep(flt))
 	if err != nil {
 		return err
 	}
@@ -104,14 +115,14 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	return nil
 }
 
-func loadSide(s *streams, name string, opt dissect.Options) (*diff.Conversation, error) {
+func loadSide(s *streams, name string, opt dissect.Options, keep diff.Keep) (*diff.Conversation, error) {
 	if name == "-" {
-		return diff.Load("stdin", s.in, opt)
+		return diff.LoadSelected("stdin", s.in, opt, keep)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return diff.Load(name, f, opt)
+	return diff.LoadSelected(name, f, opt, keep)
 }

@@ -21,6 +21,7 @@ import (
 
 type liveOptions struct {
 	decodeFlags
+	filterFlag
 	iface    string
 	format   string
 	color    string
@@ -43,10 +44,16 @@ Linux only (AF_PACKET, no libpcap); needs root or CAP_NET_RAW. A kernel
 filter passes only UDP to or from the game ports, so other traffic costs
 nothing. Ctrl-C (or SIGTERM), -c or --duration stops the capture: the
 pending output is written, then a stats summary and the packets the kernel
-dropped go to stderr. On a terminal, stderr shows a status line meanwhile.`,
+dropped go to stderr. On a terminal, stderr shows a status line meanwhile.
+
+-Y shows only the datagrams and events a display filter selects (bcdump
+fields lists the fields); -c then counts those. The filter changes only
+what is shown: -w still writes every captured frame, and the stats summary
+covers all of them.`,
 		Example: `  bcdump live -i eth0
   bcdump live -i any -F json | jq .
   bcdump live -i lo -c 20 -w session.pcapng
+  bcdump live -i eth0 -Y 'anomalies.severity == error' -w all.pcapng
   bcdump live -i eth0 --duration 10m --fail-on error`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLive(cmd.Context(), s, o) },
@@ -54,11 +61,12 @@ dropped go to stderr. On a terminal, stderr shows a status line meanwhile.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.iface, "interface", "i", "", `interface to capture on ("any" for all)`)
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or hex")
+	o.filterFlag.register(f, "show only matching datagrams and events (-w still writes every frame)")
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
-	f.StringVarP(&o.write, "write", "w", "", "also write every captured frame to this pcapng file")
-	f.IntVarP(&o.count, "count", "c", 0, "stop after N datagrams (game and GameSpy; 0: no limit)")
+	f.StringVarP(&o.write, "write", "w", "", "also write every captured frame to this pcapng file, whatever -Y shows")
+	f.IntVarP(&o.count, "count", "c", 0, "stop after N datagrams shown (game and GameSpy; with -Y, matching ones; 0: no limit)")
 	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 10m; 0: no limit)")
 	_ = cmd.MarkFlagRequired("interface")
 	return cmd
@@ -70,6 +78,10 @@ dropped go to stderr. On a terminal, stderr shows a status line meanwhile.`,
 const liveTick = 200 * time.Millisecond
 
 func runLive(ctx context.Context, s *streams, o *liveOptions) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
 	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
@@ -121,7 +133,11 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	sess := dissect.NewSession(dissect.SessionOptions{Options: opt, Mode: dissect.Serial, EventsAsFound: true})
 	st := report.NewStats()
 	shown := &liveShown{src: src, sess: sess, rep: rep, status: newStatusLine(s), count: o.count}
-	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(shown))
+	var show dissect.Sink = shown
+	if flt != nil {
+		show = report.NewSelect(shown, report.SelectOptions{Filter: flt})
+	}
+	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(show))
 	stop() // a second Ctrl-C during the summary ends the program
 	return finishLive(s, report.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr)
 }

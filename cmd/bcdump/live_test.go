@@ -22,6 +22,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 )
@@ -399,5 +400,57 @@ func TestLiveFailOn(t *testing.T) {
 	code := c.wait(t)
 	if code != exitFinding || !strings.Contains(c.err.String(), "bcdump: --fail-on warn: ") || strings.Count(c.out.String(), "\n") < 1 {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 after the datagram", code, c.out.String(), c.err.String())
+	}
+}
+
+// live -Y shows only matching datagrams (and -c counts those), while -w
+// still writes every captured frame.
+func TestLiveFilter(t *testing.T) {
+	needLive(t)
+	ls := newLoopSession(t)
+	n := len(ls.sess.Datagrams)
+	wfile := filepath.Join(t.TempDir(), "live.pcapng")
+	args := append([]string{"-i", "lo", "-Y", "kind == game and dir == s2c", "--format", "json", "-w", wfile, "--duration", "3s"}, ls.gamePort...)
+	c := startLive(t, args...)
+	ls.send(t, 0, n)
+	code := c.wait(t)
+	if code != 0 {
+		t.Fatalf("live -Y: exit %d, stderr %q", code, c.err.String())
+	}
+	shown := 0
+	for _, line := range strings.Split(strings.TrimSpace(c.out.String()), "\n") {
+		var v struct{ Kind, Dir string }
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if v.Kind == "summary" {
+			continue
+		}
+		if v.Kind != "game" || v.Dir != "s2c" {
+			t.Errorf("live -Y showed a %s %s datagram", v.Kind, v.Dir)
+		}
+		shown++
+	}
+	want := 0
+	for _, d := range ls.sess.Datagrams {
+		if !d.C2S && !dissect.IsGameSpy(d.Wire()) {
+			want++
+		}
+	}
+	if shown != want {
+		t.Errorf("live -Y showed %d datagrams, the session has %d s2c game datagrams", shown, want)
+	}
+	r, err := capture.Open(wfile, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var p capture.Packet
+	frames := 0
+	for r.Next(&p) == nil {
+		frames++
+	}
+	if frames != n {
+		t.Errorf("-w wrote %d frames, want every captured frame (%d)", frames, n)
 	}
 }

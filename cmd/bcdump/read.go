@@ -10,13 +10,18 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
 )
 
 type readOptions struct {
 	decodeFlags
-	format string
-	color  string
-	cipher bool
+	filterFlag
+	format  string
+	color   string
+	cipher  bool
+	count   int
+	context int
+	write   string
 }
 
 func newReadCmd(s *streams) *cobra.Command {
@@ -28,12 +33,37 @@ func newReadCmd(s *streams) *cobra.Command {
 
 Formats: table (one line per datagram), json (JSON Lines, see README),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
-enciphered bytes).`,
+enciphered bytes).
+
+-Y shows only the records a display filter selects (bcdump fields lists the
+fields; README "Display filters"). The filter applies after full decoding
+and flow tracking, so retransmits, RTTs and anomalies are marked as without
+it. -c ends the read after N records; the end-of-capture summary is then
+left out. -C adds the N datagrams before and after each match in its flow,
+marked as context ("-" after the frame number, "context": true in JSON).
+
+-w FILE writes the frames of the datagrams shown, byte for byte with their
+original timestamps and link type, as pcapng ("-" for stdout): each frame
+bcdump has findings for carries them as packet comments, and the section
+header names the source and the filter. Without -Y it is an annotated copy
+of every datagram's frame. Nothing goes to stdout with -w unless --format is
+given.`,
+		Example: `  bcdump read -Y 'messages.opcode_name == ChecksumResp' session.pcap
+  bcdump read -Y 'anomalies.severity == error' -F json session.pcap
+  bcdump read -Y 'messages.retransmit and frame > 1000' -c 20 session.pcap
+  bcdump read -Y 'messages.fields.text contains "gg"' -C 2 session.pcap
+  bcdump read -Y 'anomalies' -w findings.pcapng session.pcap`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runRead(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRead(s, o, args, cmd.Flags().Changed("format"))
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or hex")
+	o.filterFlag.register(f, "show only matching records")
+	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
+	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")
+	f.StringVarP(&o.write, "write", "w", "", `write the frames shown to this pcapng file with bcdump's findings as comments ("-": stdout)`)
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
@@ -57,28 +87,95 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
 
-func runRead(s *streams, o *readOptions, files []string) error {
+func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
+	if o.count < 0 || o.context < 0 {
+		return fmt.Errorf("-c and -C cannot be negative")
+	}
+	if o.write != "" && len(files) > 1 {
+		return fmt.Errorf("-w takes one capture, not %d", len(files))
+	}
+	if o.write == "-" && formatGiven {
+		return fmt.Errorf("-w - writes the capture to stdout; --format has nowhere to go")
+	}
 	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
 	}
-	rep, err := newReporter(s, o.format, o.color, o.cipher, false)
-	if err != nil {
-		return err
-	}
-	for _, name := range files {
-		if err := readOne(s, name, opt, rep, gate); err != nil {
+	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
+	if o.write == "" || formatGiven {
+		if rep, err = newReporter(s, o.format, o.color, o.cipher, false); err != nil {
 			return err
+		}
+	}
+	shown := 0
+	for _, name := range files {
+		sel := readSelection{filter: flt, context: o.context, write: o.write}
+		if o.count > 0 {
+			sel.limit = o.count - shown
+		}
+		n, capped, err := readOne(s, name, opt, rep, gate, sel)
+		shown += n
+		if err != nil {
+			return err
+		}
+		if capped {
+			break
 		}
 	}
 	return gate.err()
 }
 
-// readOne decodes one capture. Everything before a broken record is
-// reported before the error is returned.
-func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) error {
-	_, _, err := decodeCapture(s, name, opt, rep, gate)
-	return err
+// readSelection is what read shows of a capture: -Y, -c (what is left of
+// it), -C and -w.
+type readSelection struct {
+	filter  *filter.Filter
+	limit   int
+	context int
+	write   string
+}
+
+// readOne decodes one capture and shows what sel selects. Everything
+// before a broken record is reported before the error is returned. It
+// returns the records shown and whether the limit ended the read.
+func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, sel readSelection) (shown int, capped bool, err error) {
+	source := name
+	if name == "-" {
+		source = "stdin"
+	}
+	if sel.context > 0 || sel.write != "" {
+		// Both read the capture twice; stdin is kept in a file for that.
+		local, cleanup, err := spoolStdin(s, name)
+		if err != nil {
+			return 0, false, err
+		}
+		defer cleanup()
+		name = local
+	}
+	so := report.SelectOptions{Filter: sel.filter, Limit: sel.limit}
+	if sel.context > 0 {
+		p := report.NewPlanner(sel.filter, sel.context, sel.limit)
+		if _, _, err := decodeCapture(s, name, opt, p, nil); err != nil {
+			return 0, false, err
+		}
+		so.Plan = p.Plan()
+	}
+	var ann *annotations
+	var sinks sinks
+	if sel.write != "" {
+		ann = newAnnotations()
+		so.OnShow = ann.shown
+		sinks = append(sinks, ann)
+	}
+	sl := report.NewSelect(rep, so)
+	_, _, err = decodeCapture(s, name, opt, append(sinks, sl), gate)
+	if err == nil && ann != nil {
+		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
+	}
+	return sl.Shown(), sl.Capped(), err
 }
 
 // decodeCapture runs one capture through a Session into rep and the

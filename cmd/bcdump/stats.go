@@ -2,15 +2,20 @@ package main
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/transport"
 )
 
 type statsOptions struct {
 	decodeFlags
+	filterFlag
 	format string
 	color  string
 }
@@ -28,18 +33,27 @@ game opcodes counted per direction (a retransmitted copy counts once, a
 fragmented message once when reassembled) and the anomaly totals.
 
 Several files are added up; each flow names the file it came from.
-Formats: table (text tables), json (one JSON document, see README).`,
+Formats: table (text tables), json (one JSON document, see README).
+
+-Y counts only the datagrams and events a display filter selects, and lists
+only the flows those datagrams belong to (their per-flow figures are the
+whole flow's); the header names the filter.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runStats(s, o, args) },
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	o.filterFlag.register(f, "count only matching datagrams and events, and their flows")
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	return cmd
 }
 
 func runStats(s *streams, o *statsOptions, files []string) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("--format must be table or json, not %q", o.format)
 	}
@@ -52,10 +66,13 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 		return err
 	}
 	st := report.NewStats()
+	if flt != nil {
+		st.SetFilter(flt.String())
+	}
 	var readErr error
 	for _, name := range files {
 		var opened bool
-		if opened, readErr = statsOne(s, name, opt, st, gate); readErr != nil {
+		if opened, readErr = statsOne(s, name, opt, st, gate, flt); readErr != nil {
 			if !opened {
 				return readErr // nothing to summarize that the user asked for
 			}
@@ -80,8 +97,19 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 // while recording) is summarized up to the break, like tshark does, and its
 // error returned: the caller prints the summary, then fails. A file that
 // cannot be opened (opened false) stops the command without a summary.
-func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, gate *severityGate) (opened bool, err error) {
-	sess, opened, err := decodeCapture(s, name, opt, st, gate)
+//
+// With a filter, st counts only the records it selects, and only the flows
+// of the datagrams it selects are added; events left unlisted past the
+// Dissector's limit cannot be tested and are not counted.
+func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, gate *severityGate, flt *filter.Filter) (opened bool, err error) {
+	var sink report.Reporter = st
+	matched := map[[2]netip.AddrPort]bool{} // client, server
+	if flt != nil {
+		sink = report.NewSelect(st, report.SelectOptions{Filter: flt, OnShow: func(d *dissect.Datagram, _ bool) {
+			matched[report.ClientServer(d)] = true
+		}})
+	}
+	sess, opened, err := decodeCapture(s, name, opt, sink, gate)
 	if !opened {
 		return false, err
 	}
@@ -89,7 +117,14 @@ func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, ga
 	if name == "-" {
 		source = "stdin"
 	}
-	st.AddFlows(source, sess.Flows())
-	st.AddUnlisted(sess.Unlisted())
+	flows := sess.Flows()
+	if flt != nil {
+		flows = slices.DeleteFunc(flows, func(f transport.FlowStats) bool {
+			return !matched[[2]netip.AddrPort{f.Client, f.Server}]
+		})
+	} else {
+		st.AddUnlisted(sess.Unlisted())
+	}
+	st.AddFlows(source, flows)
 	return true, err
 }

@@ -29,6 +29,7 @@ type Writer struct {
 	ngw      *pcapgo.NgWriter
 	ifaces   map[ifaceKey]int
 	src      *Reader
+	comment  string // pcapng section header comment
 }
 
 // ifaceKey identifies an input interface; section -1 is WritePacket's.
@@ -54,6 +55,23 @@ func NewWriterFor(w io.Writer, r *Reader) (*Writer, error) {
 	return newWriter(w, r.Format(), r.LinkType(), snap, r.Nanosecond(), r)
 }
 
+// NewAnnotatedWriter starts a pcapng file for the frames r reads, whatever
+// r's container, with comment in its section header: WriteComments then
+// gives frames packet comments. Timestamps keep nanoseconds, so a pcap's
+// microseconds are kept exactly.
+func NewAnnotatedWriter(w io.Writer, r *Reader, comment string) (*Writer, error) {
+	snap := r.Snaplen()
+	if snap == 0 {
+		snap = MaxFrameLen
+	}
+	wr, err := newWriter(w, "pcapng", r.LinkType(), snap, true, r)
+	if err != nil {
+		return nil, err
+	}
+	wr.comment = comment
+	return wr, nil
+}
+
 func newWriter(w io.Writer, format string, lt layers.LinkType, snap uint32, nanos bool, src *Reader) (*Writer, error) {
 	wr := &Writer{format: format, linkType: lt, out: w, src: src}
 	switch format {
@@ -77,7 +95,14 @@ func newWriter(w io.Writer, format string, lt layers.LinkType, snap uint32, nano
 
 // Write writes p.Data, which may have been modified in place (keep its
 // length), with p's time, link type and interface.
-func (w *Writer) Write(p *Packet) error {
+func (w *Writer) Write(p *Packet) error { return w.WriteComments(p, nil) }
+
+// WriteComments is Write with pcapng packet comments (one option each);
+// a pcap file cannot hold them.
+func (w *Writer) WriteComments(p *Packet, comments []string) error {
+	if len(comments) > 0 && w.format != "pcapng" {
+		return fmt.Errorf("capture: frame %d: packet comments need pcapng", p.Frame)
+	}
 	ci := p.CaptureInfo
 	ci.InterfaceIndex = 0
 	if w.format == "pcapng" {
@@ -89,7 +114,7 @@ func (w *Writer) Write(p *Packet) error {
 	} else if p.LinkType != w.linkType {
 		return fmt.Errorf("capture: frame %d has link type %v, the pcap file %v; write pcapng to mix link types", p.Frame, p.LinkType, w.linkType)
 	}
-	return w.write(ci, p.Data)
+	return w.write(ci, p.Data, comments)
 }
 
 // WritePacket writes one frame of the writer's link type (live capture).
@@ -101,10 +126,10 @@ func (w *Writer) WritePacket(ci gopacket.CaptureInfo, data []byte) error {
 		}
 		ci.InterfaceIndex = idx
 	}
-	return w.write(ci, data)
+	return w.write(ci, data, nil)
 }
 
-func (w *Writer) write(ci gopacket.CaptureInfo, data []byte) error {
+func (w *Writer) write(ci gopacket.CaptureInfo, data []byte, comments []string) error {
 	ci.CaptureLength = len(data)
 	ci.Length = max(ci.Length, len(data))
 	ci.AncillaryData = nil
@@ -113,6 +138,9 @@ func (w *Writer) write(ci gopacket.CaptureInfo, data []byte) error {
 	}
 	if w.pw != nil {
 		return w.pw.WritePacket(ci, data)
+	}
+	if len(comments) > 0 {
+		return w.ngw.WritePacketWithOptions(ci, data, pcapgo.NgPacketOptions{Comments: comments})
 	}
 	return w.ngw.WritePacket(ci, data)
 }
@@ -133,7 +161,7 @@ func (w *Writer) iface(k ifaceKey, p *Packet) (int, error) {
 	var err error
 	if w.ngw == nil {
 		w.ngw, err = pcapgo.NewNgWriterInterface(w.out, intf, pcapgo.NgWriterOptions{
-			SectionInfo: pcapgo.NgSectionInfo{Application: "bcdump"},
+			SectionInfo: pcapgo.NgSectionInfo{Application: "bcdump", Comment: w.comment},
 		})
 	} else {
 		idx, err = w.ngw.AddInterface(intf)

@@ -20,6 +20,17 @@ import (
 // configures the dissector for captures (game ports; a manifest only adds
 // labels, which are not compared).
 func Load(name string, r io.Reader, opt dissect.Options) (*Conversation, error) {
+	return LoadSelected(name, r, opt, nil)
+}
+
+// Keep selects the records a conversation is built from by their JSON
+// (one object, as `read -F json` prints it): diff -Y passes a display
+// filter's Match. nil keeps every record.
+type Keep func(record []byte) bool
+
+// LoadSelected is Load keeping only the records keep selects, on both
+// kinds of input alike.
+func LoadSelected(name string, r io.Reader, opt dissect.Options, keep Keep) (*Conversation, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
@@ -34,14 +45,14 @@ func Load(name string, r io.Reader, opt dissect.Options) (*Conversation, error) 
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if isJSON {
-		return LoadJSON(name, br)
+		return loadJSON(name, br, keep)
 	}
 	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports})
 	if err != nil {
 		return nil, err
 	}
 	defer cr.Close()
-	return LoadCapture(name, cr, opt)
+	return loadCapture(name, cr, opt, keep)
 }
 
 // looksLikeJSON peeks past leading white space for a '{'.
@@ -67,8 +78,12 @@ func looksLikeJSON(br *bufio.Reader) (bool, error) {
 
 // LoadJSON reads a JSON Lines trace written by `bcdump read --format json`.
 func LoadJSON(name string, r io.Reader) (*Conversation, error) {
+	return loadJSON(name, r, nil)
+}
+
+func loadJSON(name string, r io.Reader, keep Keep) (*Conversation, error) {
 	b := newBuilder(name, "json")
-	if err := readTrace(r, b.add); err != nil {
+	if err := readTrace(r, keep, b.add); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return b.finish(), nil
@@ -80,6 +95,10 @@ func LoadJSON(name string, r io.Reader) (*Conversation, error) {
 // conversation by construction, in memory bounded by one datagram plus the
 // conversation itself. End-of-capture events are not part of it.
 func LoadCapture(name string, src capture.Source, opt dissect.Options) (*Conversation, error) {
+	return loadCapture(name, src, opt, nil)
+}
+
+func loadCapture(name string, src capture.Source, opt dissect.Options, keep Keep) (*Conversation, error) {
 	b := newBuilder(name, "capture")
 	var (
 		line []byte
@@ -88,6 +107,9 @@ func LoadCapture(name string, src capture.Source, opt dissect.Options) (*Convers
 	err := dissect.NewSession(dissect.SessionOptions{Options: opt}).Run(context.Background(), src, dissect.SinkFuncs{
 		OnDatagram: func(dg *dissect.Datagram) error {
 			line = report.AppendDatagramJSON(line[:0], dg)
+			if keep != nil && !keep(line) {
+				return nil
+			}
 			ok, err := parseRecord(line, &rec)
 			if err != nil {
 				return fmt.Errorf("frame %d: %w", dg.Frame, err)

@@ -86,8 +86,9 @@ func parseRecord(line []byte, r *record) (ok bool, err error) {
 	return true, nil
 }
 
-// readTrace calls fn with every datagram record of a JSON Lines trace.
-func readTrace(r io.Reader, fn func(*record) error) error {
+// readTrace calls fn with every datagram record of a JSON Lines trace that
+// keep selects (nil: all).
+func readTrace(r io.Reader, keep Keep, fn func(*record) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		rec  record
@@ -109,7 +110,7 @@ func readTrace(r io.Reader, fn func(*record) error) error {
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
+		if t := bytes.TrimSpace(line); len(t) > 0 && (keep == nil || keep(t)) {
 			ok, perr := parseRecord(t, &rec)
 			if perr != nil {
 				return fmt.Errorf("line %d: %w", lineNo, perr)

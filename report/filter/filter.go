@@ -28,6 +28,11 @@ const (
 	// Object is an object or an array of objects: it can only be tested
 	// for presence.
 	Object
+	// Hex is a number the JSON writes as a "0x..." string (hashes, object
+	// ids): compared as a number with a decimal or 0x literal, so
+	// `name_hash == 0x7e0ce243` matches "0x7E0CE243"; contains and
+	// matches test its text.
+	Hex
 )
 
 func (t Type) String() string {
@@ -40,6 +45,8 @@ func (t Type) String() string {
 		return "boolean"
 	case Object:
 		return "object"
+	case Hex:
+		return "hex"
 	}
 	return "unknown"
 }
@@ -52,6 +59,15 @@ type Schema interface {
 	Field(path string) (t Type, ok bool)
 	// Names lists the known paths, for suggestions in errors.
 	Names() []string
+}
+
+// Flattener is a Schema with paths below which a field is found by its
+// name at any depth: with "messages.fields" flat,
+// messages.fields.name_hash tests messages.fields.files.name_hash too
+// (Wireshark's fields are names, not positions in a tree). Exact nested
+// paths work as well.
+type Flattener interface {
+	Flat() []string
 }
 
 // Prefix is the optional protocol prefix: `bc.peer_id` is `peer_id`, so an
@@ -71,6 +87,7 @@ type Filter struct {
 	hit, seen []bool
 	unesc     []byte
 	path      []byte
+	alias     []byte
 }
 
 // String returns the expression as given.
@@ -120,6 +137,18 @@ func Compile(expr string, s Schema) (*Filter, error) {
 			f.paths[a.path[:j]] = pi
 		}
 	}
+	if fl, ok := s.(Flattener); ok {
+		for _, root := range fl.Flat() {
+			for _, a := range f.atoms {
+				if strings.HasPrefix(a.path, root+".") {
+					pi := f.paths[root]
+					pi.flat = true
+					f.paths[root] = pi
+					break
+				}
+			}
+		}
+	}
 	f.hit = make([]bool, len(f.atoms))
 	f.seen = make([]bool, len(f.atoms))
 	return f, nil
@@ -138,17 +167,19 @@ func nextDot(s string, j int) int {
 func (f *Filter) Match(record []byte) bool {
 	clear(f.hit)
 	clear(f.seen)
-	sc := scanner{f: f, b: record, path: f.path[:0]}
+	sc := scanner{f: f, b: record, path: f.path[:0], flat: -1}
 	sc.object(0)
 	f.path = sc.path[:0] // keep the grown buffer for the next record
 	return !sc.bad && f.root.eval(f)
 }
 
 // pathInfo says what a path means to the filter: atoms to test on its
-// values, and whether paths below it matter (inner).
+// values, whether paths below it matter (inner), and whether it is a
+// Flattener's root that atoms name fields below (flat).
 type pathInfo struct {
 	atoms []int
 	inner bool
+	flat  bool
 }
 
 // op is a relation.

@@ -43,7 +43,7 @@ var schema = testSchema{
 	"messages.seq": Number, "messages.reliable": Bool, "messages.opcode": Number,
 	"messages.opcode_name": String, "messages.rtt_ms": Number, "messages.retransmit": Bool,
 	"messages.fields": Object, "messages.fields.round": Number, "messages.fields.peer_id": Number,
-	"messages.fields.hash": Number, "messages.fields.*": String,
+	"messages.fields.hash": Number, "messages.fields.files": Object, "messages.fields.files.name_hash": Hex, "messages.fields.*": String,
 	"anomalies": Object, "anomalies.code": String, "anomalies.severity": String,
 	"anomalies.message": String,
 }
@@ -53,6 +53,7 @@ const (
 	twoMsgs = `{"frame":4,"dir":"s2c","kind":"game","peer_id":1,"msg_count":2,"messages":[{"type":3,"type_name":"Connect","reliable":true,"seq":0,"fields":{"role":"assign","peer_id":2}},{"type":50,"type_name":"Data","reliable":true,"seq":7,"opcode":32,"opcode_name":"ChecksumReq","fields":{"round":0,"directory":"scripts/","recursive":false}}]}`
 	ack     = `{"frame":5,"dir":"c2s","kind":"game","messages":[{"type":1,"type_name":"ACK","seq":0,"rtt_ms":15.000}],"anomalies":[{"code":"ack-unknown","severity":"note","message":"ACK for \"seq\" 0\u00e9 \\ x"}]}`
 	spy     = `{"frame":2,"dir":"s2c","kind":"gamespy","len":243,"text":"\\gamename\\bcommander","gamespy":{"hostname":"Sample Host","numplayers":"0"}}`
+	hashes  = `{"frame":10,"kind":"game","messages":[{"type":50,"opcode":33,"fields":{"files":[{"name_hash":"0x7E0CE243"},{"name_hash":"0x000000FF"}]}}]}`
 	big     = `{"frame":9,"kind":"game","messages":[{"type":50,"opcode":33,"fields":{"hash":18446744073709551615,"nested":{"a":[1,{"b":2}]}}}]}`
 )
 
@@ -91,6 +92,21 @@ func TestMatch(t *testing.T) {
 		{"peer_id > -1", connect, true},
 		{"messages.fields.hash == 0xFFFFFFFFFFFFFFFF", big, true},
 		{"messages.fields.hash == 18446744073709551614", big, false},
+		// hex text fields compare as numbers, case-insensitively
+		{"messages.fields.files.name_hash == 0x7e0ce243", hashes, true},
+		{"messages.fields.files.name_hash == 0x7E0CE243", hashes, true},
+		{`messages.fields.files.name_hash == "0x7e0ce243"`, hashes, true},
+		{"messages.fields.files.name_hash == 255", hashes, true},
+		{"messages.fields.files.name_hash == 0x7e0ce244", hashes, false},
+		{"messages.fields.files.name_hash > 0x7E000000", hashes, true},
+		{"messages.fields.files.name_hash < 0xFF", hashes, false},
+		{"messages.fields.files.name_hash in {0x1..0x100}", hashes, true},
+		{"messages.fields.files.name_hash in {0x1 0x2}", hashes, false},
+		{"messages.fields.files.name_hash != 0xFF", hashes, false}, // one element is 0xFF
+		{"messages.fields.files.name_hash != 0x1", hashes, true},
+		{"messages.fields.files.name_hash contains 7e0c", hashes, true},
+		{`messages.fields.files.name_hash matches "^0x7E"`, hashes, true},
+		{"messages.fields.files.name_hash == 1", big, false},
 		// any-element semantics through arrays
 		{"messages.type_name == Data", twoMsgs, true},
 		{"messages.type_name == Connect", twoMsgs, true},
@@ -196,6 +212,7 @@ func TestCompileErrors(t *testing.T) {
 		{`dir == "c2s`, 7, "string not closed", ""},
 		{`dir == "a\q"`, 9, "bad escape", ""},
 		{"frame in 3", 9, "expected '{'", ""},
+		{"messages.fields.files.name_hash == foo", 35, "is a hex number", "0x7E0CE243"},
 		{"frame in {}", 10, "empty set", ""},
 		{"frame in {1 2", 13, "expected a value or '}'", ""},
 		{"dir in {a..b}", 9, "a range needs a number", ""},
@@ -360,5 +377,56 @@ func BenchmarkMatch(b *testing.B) {
 	b.SetBytes(int64(len(rec)))
 	for b.Loop() {
 		f.Match(rec)
+	}
+}
+
+// flatSchema is schema with messages.fields flat (a Flattener).
+type flatSchema struct{ testSchema }
+
+func (flatSchema) Flat() []string { return []string{"messages.fields"} }
+
+func TestFlatFields(t *testing.T) {
+	s := flatSchema{schema}
+	s.testSchema = testSchema{}
+	for k, v := range schema {
+		s.testSchema[k] = v
+	}
+	s.testSchema["messages.fields.name_hash"] = Hex
+	s.testSchema["messages.fields.b"] = Number
+	tests := []struct {
+		expr string
+		rec  string
+		want bool
+	}{
+		{"messages.fields.name_hash == 0x7E0CE243", hashes, true},       // found in files[]
+		{"messages.fields.files.name_hash == 0x7E0CE243", hashes, true}, // the exact path works too
+		{"messages.fields.name_hash == 0x1", hashes, false},
+		{"messages.fields.b == 2", big, true}, // nested.a[].b
+		{"messages.fields.b", big, true},
+		{"messages.fields.b == 3", big, false},
+		{"messages.fields.round == 0", twoMsgs, true}, // top level as before
+		{"messages.fields.name_hash", twoMsgs, false},
+		{"messages.fields.b == 2 and frame == 9", big, true},
+		{"not messages.fields.b", big, false},
+	}
+	for _, tc := range tests {
+		f, err := Compile(tc.expr, s)
+		if err != nil {
+			t.Errorf("Compile(%q): %v", tc.expr, err)
+			continue
+		}
+		for range 2 {
+			if got := f.Match([]byte(tc.rec)); got != tc.want {
+				t.Errorf("%q on %.40s...: got %v, want %v", tc.expr, tc.rec, got, tc.want)
+			}
+		}
+	}
+	// Without the Flattener, only the exact path matches.
+	f, err := Compile("messages.fields.name_hash == 0x7E0CE243", s.testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Match([]byte(hashes)) {
+		t.Error("a nested field matched its flat name without a Flattener")
 	}
 }

@@ -107,3 +107,54 @@ func cmpNumber(a, b number) int {
 	}
 	return 0
 }
+
+// parseHexText reads a hex field's text ("0x7E0CE243") as a number.
+func parseHexText(b []byte) (number, bool) {
+	if len(b) < 3 || b[0] != '0' || (b[1] != 'x' && b[1] != 'X') || len(b) > 18 {
+		return number{}, false
+	}
+	var u uint64
+	for _, c := range b[2:] {
+		d, ok := hexDigit(c)
+		if !ok {
+			return number{}, false
+		}
+		u = u<<4 | uint64(d)
+	}
+	return intNumber(false, u), true
+}
+
+// hexDigit is the value of one hex digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// containsFold reports whether sub is within s, ASCII letters compared
+// without case (hex digits).
+func containsFold(s, sub []byte) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && lower(s[i+j]) == lower(sub[j]) {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

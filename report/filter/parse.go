@@ -141,7 +141,11 @@ func (p *parser) parseRelation(field token) (node, error) {
 		a.re = re
 		return p.addAtom(a, false), nil
 	}
-	lit, err := p.literal(field, a.typ, v)
+	lt := a.typ
+	if lt == Hex && a.op == opContains {
+		lt = String // contains tests the text
+	}
+	lit, err := p.literal(field, lt, v)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +209,7 @@ func (p *parser) parseSet(field token, a atom) ([]literal, error) {
 		}
 		if p.peek().kind == tRange {
 			r := p.next()
-			if a.typ != Number {
+			if a.typ != Number && a.typ != Hex {
 				return nil, p.errAt(r.pos, "a range needs a number field", field.text+" is a "+a.typ.String())
 			}
 			hiTok := p.next()
@@ -232,6 +236,12 @@ func (p *parser) literal(field token, t Type, v token) (literal, error) {
 		n, ok := parseLiteralNumber(v.text)
 		if !ok {
 			return literal{}, p.errSpan(v, "type mismatch: "+field.text+" is a number; "+v.describe()+" is not", "numbers are decimal or 0x hex")
+		}
+		return literal{num: n}, nil
+	case Hex:
+		n, ok := parseLiteralNumber(v.text)
+		if !ok {
+			return literal{}, p.errSpan(v, "type mismatch: "+field.text+" is a hex number; "+v.describe()+" is not a number", "write it as 0x7E0CE243 or in decimal; contains and matches test the text")
 		}
 		return literal{num: n}, nil
 	case Bool:

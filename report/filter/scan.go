@@ -15,6 +15,9 @@ type scanner struct {
 	i    int
 	path []byte
 	bad  bool
+	// flat is the length of the flat root s.path is under (Flattener),
+	// or -1.
+	flat int
 }
 
 // maxDepth bounds recursion on hostile input; deeper values are skipped.
@@ -88,13 +91,38 @@ func (s *scanner) value(depth int) {
 	}
 	pi := s.f.paths[string(s.path)]
 	atoms, inner := pi.atoms, pi.inner
-	if (atoms == nil && !inner) || depth > maxDepth {
+	// Under a flat root, root.leaf names this value too, and every
+	// container may hold a field an atom names.
+	var alias []int
+	if s.flat >= 0 {
+		inner = true
+		if rest := s.path[s.flat+1:]; bytes.IndexByte(rest, '.') >= 0 {
+			leaf := rest[bytes.LastIndexByte(rest, '.')+1:]
+			s.f.alias = append(append(append(s.f.alias[:0], s.path[:s.flat]...), '.'), leaf...)
+			alias = s.f.paths[string(s.f.alias)].atoms
+		}
+	}
+	enter := s.flat < 0 && pi.flat
+	if (atoms == nil && alias == nil && !inner && !enter) || depth > maxDepth {
 		s.skip()
 		return
 	}
+	if enter {
+		s.flat = len(s.path)
+		s.scan(depth, atoms, alias, true)
+		s.flat = -1
+		return
+	}
+	s.scan(depth, atoms, alias, inner)
+}
+
+// scan is value's second half: it tests atoms and alias on the value at
+// s.i, descending into containers when inner.
+func (s *scanner) scan(depth int, atoms, alias []int, inner bool) {
 	switch c := s.b[s.i]; {
 	case c == '{':
 		s.present(atoms)
+		s.present(alias)
 		if inner {
 			s.members(depth)
 		} else {
@@ -124,14 +152,14 @@ func (s *scanner) value(depth int) {
 			s.bad = true
 			return
 		}
-		if atoms != nil {
-			s.testString(atoms, raw)
-		}
+		s.testString(atoms, raw)
+		s.testString(alias, raw)
 	case c == 't' || c == 'f' || c == 'n':
 		word := s.word()
 		switch string(word) {
 		case "true", "false":
 			s.testBool(atoms, word[0] == 't')
+			s.testBool(alias, word[0] == 't')
 		case "null":
 		default:
 			s.bad = true
@@ -144,6 +172,7 @@ func (s *scanner) value(depth int) {
 			return
 		}
 		s.testNumber(atoms, n)
+		s.testNumber(alias, n)
 	}
 }
 
@@ -172,26 +201,32 @@ func (s *scanner) testNumber(atoms []int, n number) {
 		if a.typ != Number {
 			continue
 		}
-		if a.op == opIn {
-			for _, l := range a.lits {
-				if l.rng {
-					lo, hi := cmpNumber(n, l.num), cmpNumber(n, l.hi)
-					if lo != 2 && hi != 2 && lo >= 0 && hi <= 0 {
-						f.hit[i] = true
-						break
-					}
-				} else if cmpNumber(n, l.num) == 0 {
-					f.hit[i] = true
-					break
-				}
-			}
-			continue
-		}
-		f.hit[i] = relation(a.op, cmpNumber(n, a.lits[0].num))
+		f.hit[i] = numberHit(a, n)
 	}
 }
 
+// numberHit applies a number atom's relation (or set) to n.
+func numberHit(a *atom, n number) bool {
+	if a.op == opIn {
+		for _, l := range a.lits {
+			if l.rng {
+				lo, hi := cmpNumber(n, l.num), cmpNumber(n, l.hi)
+				if lo != 2 && hi != 2 && lo >= 0 && hi <= 0 {
+					return true
+				}
+			} else if cmpNumber(n, l.num) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return relation(a.op, cmpNumber(n, a.lits[0].num))
+}
+
 func (s *scanner) testString(atoms []int, raw []byte) {
+	if len(atoms) == 0 {
+		return
+	}
 	f := s.f
 	v := raw
 	if bytes.IndexByte(raw, '\\') >= 0 {
@@ -207,7 +242,13 @@ func (s *scanner) testString(atoms []int, raw []byte) {
 		switch {
 		case a.op == opPresent:
 			f.hit[i] = true
-		case a.typ != String:
+		case a.typ == Hex && a.op == opContains:
+			f.hit[i] = containsFold(v, a.lits[0].bytes)
+		case a.typ == Hex && a.op != opMatches:
+			if n, ok := parseHexText(v); ok {
+				f.hit[i] = numberHit(a, n)
+			}
+		case a.typ != String && a.typ != Hex:
 		case a.op == opContains:
 			f.hit[i] = bytes.Contains(v, a.lits[0].bytes)
 		case a.op == opMatches:
@@ -388,16 +429,11 @@ func unescapeJSON(dst, raw []byte) []byte {
 func hex4(b []byte) (rune, bool) {
 	var r rune
 	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
+		d, ok := hexDigit(c)
+		if !ok {
 			return 0, false
 		}
+		r = r<<4 | rune(d)
 	}
 	return r, true
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+// annotations collect what read -w writes: the frames of the datagrams
+// shown, and bcdump's findings by frame (the datagrams' anomalies and the
+// events that point at a frame, whether or not the filter selected the
+// event: a comment says everything bcdump found about its frame).
+type annotations struct {
+	selected []bool // by frame
+	notes    map[int][]string
+}
+
+func newAnnotations() *annotations { return &annotations{notes: map[int][]string{}} }
+
+// shown is the Select's OnShow: d's frame is written.
+func (a *annotations) shown(d *dissect.Datagram, _ bool) {
+	for len(a.selected) <= d.Frame {
+		a.selected = append(a.selected, false)
+	}
+	a.selected[d.Frame] = true
+}
+
+func (a *annotations) isSelected(frame int) bool {
+	return frame >= 0 && frame < len(a.selected) && a.selected[frame]
+}
+
+// comment is one finding as a packet comment: `bcdump: error
+// unacked-fragment-retransmit: message`.
+func comment(an *anomaly.Anomaly) string {
+	return "bcdump: " + an.Severity().String() + " " + an.Code.String() + ": " + an.Message
+}
+
+func (a *annotations) Datagram(d *dissect.Datagram) error {
+	for i := range d.Anomalies {
+		a.notes[d.Frame] = append(a.notes[d.Frame], comment(&d.Anomalies[i]))
+	}
+	return nil
+}
+
+func (a *annotations) Events(ev []dissect.Event) error {
+	for i := range ev {
+		if e := &ev[i]; e.Frame > 0 {
+			a.notes[e.Frame] = append(a.notes[e.Frame], comment(&e.Anomaly))
+		}
+	}
+	return nil
+}
+
+func (a *annotations) Finish(end []dissect.Event) error { return a.Events(end) }
+
+// writeAnnotated copies the selected frames of capture name to out
+// (pcapng; "-" is stdout) with their comments. A file is written under a
+// temporary name in its directory and renamed when complete, so an
+// interrupted run never leaves a half-written file under the final name.
+func writeAnnotated(s *streams, name, source, out string, flt *filter.Filter, ports []uint16, a *annotations) error {
+	r, err := capture.Open(name, capture.Options{Ports: ports, AllFrames: true})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	shb := "bcdump read " + source
+	if flt != nil {
+		shb += " -Y '" + flt.String() + "'"
+	} else {
+		shb += " (every datagram, annotated)"
+	}
+	if out == "-" {
+		bw := bufio.NewWriterSize(s.out, 64<<10)
+		if err := copyFrames(bw, r, shb, a); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("-w %s: %w", out, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o644); err != nil { // as os.Create would (CreateTemp makes 0600)
+		return fmt.Errorf("-w %s: %w", out, err)
+	}
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := copyFrames(bw, r, shb, a); err != nil {
+		return fmt.Errorf("-w %s: %w", out, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("-w %s: %w", out, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("-w %s: %w", out, err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return fmt.Errorf("-w %s: %w", out, err)
+	}
+	done = true
+	return nil
+}
+
+// copyFrames writes the selected frames of r to w.
+func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) error {
+	cw, err := capture.NewAnnotatedWriter(w, r, shb)
+	if err != nil {
+		return err
+	}
+	var p capture.Packet
+	for {
+		err := r.Next(&p)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if !a.isSelected(p.Frame) {
+			continue
+		}
+		if err := cw.WriteComments(&p, a.notes[p.Frame]); err != nil {
+			return err
+		}
+	}
+	return cw.Flush()
+}
+
+// spoolStdin copies stdin to a temporary file when name is "-", for the
+// commands that read a capture twice; cleanup removes it.
+func spoolStdin(s *streams, name string) (local string, cleanup func(), err error) {
+	if name != "-" {
+		return name, func() {}, nil
+	}
+	f, err := os.CreateTemp("", "bcdump-stdin-*.cap")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.Remove(f.Name()) }
+	if _, err := io.Copy(f, s.in); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("stdin: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return f.Name(), cleanup, nil
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
+)
+
+// filterFlag is -Y/--filter, shared by read, stats, live and diff.
+type filterFlag struct {
+	expr string
+}
+
+func (o *filterFlag) register(f *pflag.FlagSet, what string) {
+	f.StringVarP(&o.expr, "filter", "Y", "", "display filter (tshark syntax over the JSON fields; bcdump fields lists them): "+what)
+}
+
+// compile returns the compiled filter, nil when none was given. A bad
+// expression is an error (exit 2) before any capture is opened; its text
+// shows the expression with a caret under the fault.
+func (o *filterFlag) compile() (*filter.Filter, error) {
+	if o.expr == "" {
+		return nil, nil
+	}
+	return filter.Compile(o.expr, report.FieldSchema())
+}
+
+// keep is the filter as a record predicate (nil keeps everything).
+func keep(f *filter.Filter) func([]byte) bool {
+	if f == nil {
+		return nil
+	}
+	return f.Match
+}
