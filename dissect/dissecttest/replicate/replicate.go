@@ -101,7 +101,7 @@ func Load(r io.Reader, ports []uint16) (*Source, error) {
 		f.ci.AncillaryData = nil
 		if (p.Kind == capture.KindMatched || p.Kind == capture.KindOtherPort) && p.PayloadOffset >= 8 {
 			f.pkt = capture.Packet{Frame: p.Frame, Kind: p.Kind, Src: p.Src, Dst: p.Dst, Truncated: p.Truncated,
-				PayloadOffset: p.PayloadOffset, Payload: f.data[p.PayloadOffset : p.PayloadOffset+len(p.Payload)]}
+				PayloadOffset: p.PayloadOffset, Payload: f.data[p.PayloadOffset : p.PayloadOffset+len(p.Payload)], Missing: p.Missing}
 			switch udp := p.PayloadOffset - 8; {
 			case s.isServer(p.Dst.Port()) && !s.isServer(p.Src.Port()):
 				f.client = udp
@@ -205,24 +205,48 @@ func (w *writer) serial() error {
 // merged writes all copies at once, copy k shifted by start(k), merging
 // their frames by capture time (ties in copy order).
 func (w *writer) merged() error {
-	h := make(cursors, w.opt.Copies)
-	for k := range h {
-		h[k] = cursor{k: k, shift: w.start(k), at: w.s.frames[0].at + w.start(k)}
-	}
-	heap.Init(&h)
-	for len(h) > 0 {
-		c := &h[0]
-		if err := w.frame(c.k, c.i, c.shift); err != nil {
+	m := newMerge(w.s, w.opt)
+	for {
+		k, i, shift, ok := m.next()
+		if !ok {
+			return nil
+		}
+		if err := w.frame(k, i, shift); err != nil {
 			return err
 		}
-		if c.i++; c.i < len(w.s.frames) {
-			c.at = w.s.frames[c.i].at + c.shift
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
-		}
 	}
-	return nil
+}
+
+// merge yields the frames of overlapping copies in capture time order.
+type merge struct {
+	s *Source
+	h cursors
+}
+
+func newMerge(s *Source, opt Options) *merge {
+	w := writer{opt: opt}
+	m := &merge{s: s, h: make(cursors, opt.Copies)}
+	for k := range m.h {
+		m.h[k] = cursor{k: k, shift: w.start(k), at: s.frames[0].at + w.start(k)}
+	}
+	heap.Init(&m.h)
+	return m
+}
+
+// next returns the next frame: frame i of copy k, shifted in time.
+func (m *merge) next() (k, i int, shift time.Duration, ok bool) {
+	if len(m.h) == 0 {
+		return 0, 0, 0, false
+	}
+	c := &m.h[0]
+	k, i, shift = c.k, c.i, c.shift
+	if c.i++; c.i < len(m.s.frames) {
+		c.at = m.s.frames[c.i].at + c.shift
+		heap.Fix(&m.h, 0)
+	} else {
+		heap.Pop(&m.h)
+	}
+	return k, i, shift, true
 }
 
 // start is how long after the source's first frame copy k starts.
@@ -287,6 +311,57 @@ func (w *writer) frame(k, i int, shift time.Duration) error {
 		}
 	}
 	return w.cw.WritePacket(ci, buf)
+}
+
+// Stream returns the UDP datagrams of the capture Write would write with
+// opt (opt.Spread > 0 and opt.ClientAddrs: overlapping copies, clients on
+// their own addresses) as a capture.Source, without writing a file: for
+// tests and benchmarks of many flows that should not hold the capture in
+// memory. Only the UDP datagrams are returned (Frame counts them), without
+// Data; each payload is a fresh copy, valid until the next call of Next.
+func (s *Source) Stream(opt Options) (capture.Source, error) {
+	if opt.Copies < 1 || opt.Spread <= 0 || !opt.ClientAddrs {
+		return nil, fmt.Errorf("replicate: Stream needs copies (%d), a spread (%s) and client addresses", opt.Copies, opt.Spread)
+	}
+	return &stream{s: s, m: newMerge(s, opt)}, nil
+}
+
+type stream struct {
+	s     *Source
+	m     *merge
+	frame int
+	buf   []byte
+}
+
+func (st *stream) Next(p *capture.Packet) error {
+	for {
+		k, i, shift, ok := st.m.next()
+		if !ok {
+			return io.EOF
+		}
+		f := &st.s.frames[i]
+		if f.pkt.Kind != capture.KindMatched && f.pkt.Kind != capture.KindOtherPort {
+			continue
+		}
+		st.frame++
+		*p = f.pkt
+		p.Frame = st.frame
+		p.Time = st.s.first.Add(f.at + shift)
+		p.CaptureInfo = f.ci
+		p.CaptureInfo.Timestamp = p.Time
+		st.buf = append(st.buf[:0], f.pkt.Payload...)
+		p.Payload = st.buf
+		if f.client >= 0 {
+			port := binary.BigEndian.Uint16(f.data[f.client:])
+			a := st.s.ClientAddr(k, st.s.clients[port], f.ip4 >= 0)
+			if f.client == f.pkt.PayloadOffset-8 {
+				p.Src = netip.AddrPortFrom(a, port)
+			} else {
+				p.Dst = netip.AddrPortFrom(a, port)
+			}
+		}
+		return nil
+	}
 }
 
 // Clients is the number of distinct client endpoints (by port) in the source.
