@@ -1,7 +1,10 @@
 package dissect_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
 )
 
 // Stage benchmarks of the dissector on openbc-session-3.pcap (the end-to-end
@@ -157,4 +161,79 @@ func TestDecodeDoesNotAllocate(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Decode allocates %.2f times per datagram", n)
 	}
+}
+
+// BenchmarkRunFlows reads, decodes and advances (Serial mode) the same
+// datagrams as 3 or as 3,000 concurrent flows: session 3 replicated
+// BCDUMP_FLOW_COPIES times (default 1,000, about 450 MB), one copy after
+// another ("3-flows"), or all copies started within 10 s, each client from
+// its own address ("3000-flows", the many-flow capture). Issue 17 wants the
+// second within 1.25x of the first per datagram.
+func BenchmarkRunFlows(b *testing.B) {
+	copies := 1000
+	if s := os.Getenv("BCDUMP_FLOW_COPIES"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v > 0 {
+			copies = v
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		opt  replicate.Options
+	}{
+		{fmt.Sprintf("%d-flows", 3), replicate.Options{Copies: copies}},
+		{fmt.Sprintf("%d-flows", 3*copies), replicate.Options{Copies: copies, Spread: 10 * time.Second, ClientAddrs: true}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			path := writeReplica(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), bc.opt)
+			fi, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(fi.Size())
+			b.ReportAllocs()
+			n := 0
+			start := time.Now()
+			for b.Loop() {
+				r, err := capture.Open(path, capture.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := dissect.NewSession(dissect.SessionOptions{Mode: dissect.Serial})
+				if err := s.Run(context.Background(), r, dissect.SinkFuncs{}); err != nil {
+					b.Fatal(err)
+				}
+				n += r.Stats().Matched
+				r.Close()
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "datagrams/s")
+		})
+	}
+}
+
+// writeReplica writes src replicated with opt to a temporary file.
+func writeReplica(b *testing.B, src string, opt replicate.Options) string {
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := replicate.Load(bytes.NewReader(raw), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "replica.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := s.Write(w, opt); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
