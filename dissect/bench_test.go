@@ -1,8 +1,6 @@
 package dissect_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -106,7 +104,11 @@ func BenchmarkAdvance(b *testing.B) {
 // benchRun drives a Session over session 3 replicated, nothing consuming
 // its output.
 func benchRun(b *testing.B, opt dissect.SessionOptions) {
-	path := replicated(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), benchCopies())
+	benchRunPath(b, replicated(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), benchCopies()), opt)
+}
+
+// benchRunPath drives a Session over the capture at path.
+func benchRunPath(b *testing.B, path string, opt dissect.SessionOptions) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -184,56 +186,8 @@ func BenchmarkRunFlows(b *testing.B) {
 		{fmt.Sprintf("%d-flows", 3*copies), replicate.Options{Copies: copies, Spread: 10 * time.Second, ClientAddrs: true}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			path := writeReplica(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), bc.opt)
-			fi, err := os.Stat(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(fi.Size())
-			b.ReportAllocs()
-			n := 0
-			start := time.Now()
-			for b.Loop() {
-				r, err := capture.Open(path, capture.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				s := dissect.NewSession(dissect.SessionOptions{Mode: dissect.Serial})
-				if err := s.Run(context.Background(), r, dissect.SinkFuncs{}); err != nil {
-					b.Fatal(err)
-				}
-				n += r.Stats().Matched
-				r.Close()
-			}
-			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "datagrams/s")
+			path := writeReplica(b, loadSource(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap")), bc.opt)
+			benchRunPath(b, path, dissect.SessionOptions{Mode: dissect.Serial})
 		})
 	}
-}
-
-// writeReplica writes src replicated with opt to a temporary file.
-func writeReplica(b *testing.B, src string, opt replicate.Options) string {
-	raw, err := os.ReadFile(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := replicate.Load(bytes.NewReader(raw), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(b.TempDir(), "replica.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := s.Write(w, opt); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	return path
 }

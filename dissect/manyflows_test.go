@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -105,14 +104,7 @@ func decodeCopies(t *testing.T, path string, mode dissect.Mode, copies int, copy
 // clients, none evicted or split.
 func TestManyFlowsDecodeAlike(t *testing.T) {
 	src3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
-	raw, err := os.ReadFile(src3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := replicate.Load(bytes.NewReader(raw), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := loadSource(t, src3)
 	if src.Clients() != 4 { // 3 players and a GameSpy query
 		t.Fatalf("session 3 has %d client ports, want 4", src.Clients())
 	}
@@ -133,17 +125,7 @@ func TestManyFlowsDecodeAlike(t *testing.T) {
 			if testing.Short() && tt.copies > 20 {
 				t.Skip("short")
 			}
-			path := filepath.Join(t.TempDir(), "many.pcap")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := src.Write(f, replicate.Options{Copies: tt.copies, Spread: 10 * time.Second, ClientAddrs: true}); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
+			path := writeReplica(t, src, replicate.Options{Copies: tt.copies, Spread: 10 * time.Second, ClientAddrs: true})
 			copyOf := map[netip.Addr]int{}
 			for k := range tt.copies {
 				for c := range src.Clients() {
@@ -205,24 +187,19 @@ func TestHundredThousandFlows(t *testing.T) {
 		t.Skip("2.7 million datagrams")
 	}
 	const copies = 100000
-	raw, err := os.ReadFile(filepath.Join(testdata, "sample.pcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := replicate.Load(bytes.NewReader(raw), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	samplePath := filepath.Join(testdata, "sample.pcap")
+	src := loadSource(t, samplePath)
 	stream, err := src.Stream(replicate.Options{Copies: copies, Spread: 5 * time.Second, ClientAddrs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want int
-	if r, err := capture.NewReader(bytes.NewReader(raw), "sample", capture.Options{}); err == nil {
+	if r, err := capture.Open(samplePath, capture.Options{}); err == nil {
 		var p capture.Packet
 		for r.Next(&p) == nil {
 			want++
 		}
+		r.Close()
 	}
 	want *= copies
 	s := dissect.NewSession(dissect.SessionOptions{Mode: dissect.Serial, EventsAsFound: true})

@@ -13,8 +13,10 @@ import (
 
 const sample = "../../../testdata/sample.pcap"
 
-func TestWrite(t *testing.T) {
-	raw, err := os.ReadFile(sample)
+// load reads the capture at path and loads it for replicating.
+func load(t *testing.T, path string) ([]byte, *Source) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +24,26 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return raw, src
+}
+
+// writeRead writes src with opt and reads back the source (raw) and the
+// result, which must hold Copies times the source's frames.
+func writeRead(t *testing.T, raw []byte, src *Source, opt Options) (orig, got []capture.Packet) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := src.Write(&out, opt); err != nil {
+		t.Fatal(err)
+	}
+	orig, got = readAll(t, raw), readAll(t, out.Bytes())
+	if len(got) != opt.Copies*len(orig) {
+		t.Fatalf("%d frames, want %d", len(got), opt.Copies*len(orig))
+	}
+	return orig, got
+}
+
+func TestWrite(t *testing.T) {
+	raw, src := load(t, sample)
 	for _, tt := range []struct {
 		name string
 		opt  Options
@@ -30,15 +52,7 @@ func TestWrite(t *testing.T) {
 		{"kept ports", Options{Copies: 2, KeepPorts: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var out bytes.Buffer
-			if err := src.Write(&out, tt.opt); err != nil {
-				t.Fatal(err)
-			}
-			orig := readAll(t, raw)
-			got := readAll(t, out.Bytes())
-			if len(got) != tt.opt.Copies*len(orig) {
-				t.Fatalf("%d frames, want %d", len(got), tt.opt.Copies*len(orig))
-			}
+			orig, got := writeRead(t, raw, src, tt.opt)
 			seen := map[uint16]int{} // client port -> copy
 			for i, p := range got {
 				o := orig[i%len(orig)]
@@ -104,23 +118,8 @@ func TestWriteOverlapping(t *testing.T) {
 		{"sample, 3 copies in 3 ms, fresh ports", sample, Options{Copies: 3, Spread: 3 * time.Millisecond}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, err := os.ReadFile(tt.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src, err := Load(bytes.NewReader(raw), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			if err := src.Write(&out, tt.opt); err != nil {
-				t.Fatal(err)
-			}
-			orig := readAll(t, raw)
-			got := readAll(t, out.Bytes())
-			if len(got) != tt.opt.Copies*len(orig) {
-				t.Fatalf("%d frames, want %d", len(got), tt.opt.Copies*len(orig))
-			}
+			raw, src := load(t, tt.path)
+			orig, got := writeRead(t, raw, src, tt.opt)
 			// Which copy a frame belongs to: by client address, or by the
 			// order frames of the same source index come in (ties go in copy
 			// order, and later copies start later).
