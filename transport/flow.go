@@ -115,12 +115,13 @@ type Tracker struct {
 	nextSweep int64
 	started   bool
 
-	flows  map[FlowKey]*flow // the active flows
-	last   *flow             // the flow of the previous datagram: skips the map most of the time
-	lru    flowList          // active flows, most recently active first
-	timers flowHeap          // active flows by due time
-	batch  []*flow           // scratch for sweep
-	bytes  int               // estimated state of the active flows
+	flows  map[FlowKey]*flow     // the active flows
+	cache  *[flowCacheSize]*flow // direct-mapped by cacheSlot, in front of the map
+	last   *flow                 // the flow of the previous datagram: skips the map most of the time
+	lru    flowList              // active flows, most recently active first
+	timers flowHeap              // active flows by due time
+	batch  []*flow               // scratch for sweep
+	bytes  int                   // estimated state of the active flows
 	nextID FlowID
 	spare  []*flow // finished flows kept for reuse
 	rpool  []*reassembly
@@ -138,7 +139,7 @@ type Tracker struct {
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).
 func NewTracker(cfg Config) *Tracker {
-	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow)}
+	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow), cache: new([flowCacheSize]*flow)}
 	t.hash.SetSeed(maphash.MakeSeed())
 	return t
 }
@@ -346,8 +347,14 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 		t.lru.touch(f, ts)
 		return f
 	}
-	if f := t.flows[key]; f != nil {
+	slot := cacheSlot(&key)
+	if f := t.cache[slot]; f != nil && f.key == key {
 		t.last = f
+		t.lru.touch(f, ts)
+		return f
+	}
+	if f := t.flows[key]; f != nil {
+		t.last, t.cache[slot] = f, f
 		t.lru.touch(f, ts)
 		return f
 	}
@@ -370,7 +377,7 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 	t.timers.push(f)
 	f.bytes, f.sized = f.size(), f.sizeKey()
 	t.bytes += f.bytes
-	t.last = f
+	t.last, t.cache[slot] = f, f
 	return f
 }
 
@@ -396,6 +403,9 @@ func (t *Tracker) finishFlow(f *flow, why string) {
 	delete(t.flows, f.key)
 	if t.last == f {
 		t.last = nil
+	}
+	if slot := cacheSlot(&f.key); t.cache[slot] == f {
+		t.cache[slot] = nil
 	}
 	t.lru.unlink(f)
 	t.timers.remove(f)

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -232,14 +233,32 @@ func (f *flow) size() int {
 
 // sizeKey changes whenever f may have grown: a new reliable message or
 // fragment (window slots and pieces; a layer's state grows with the
-// handshake's reliable messages), an RTT sample, an anomaly code, a
-// reassembly opened or grown. Most datagrams (unreliable state updates,
-// ACKs past the sample limit) change none of these, and size is not
-// recomputed for them.
+// handshake's reliable messages), an RTT sample, a reassembly opened or
+// grown. Most datagrams (unreliable state updates, ACKs past the sample
+// limit) change none of these, and size is not recomputed for them. (A new
+// anomaly code, at most a few hundred bytes a flow, is counted with the
+// next change: reading the map's length would cost a cache miss on every
+// datagram.)
 func (f *flow) sizeKey() uint64 {
 	c := &f.st
 	return c.reliable[0] + c.reliable[1] + c.fragments[0] + c.fragments[1] + uint64(len(c.rtt)) +
-		uint64(len(c.anoms))<<24 + uint64(len(f.reasm))<<32 + uint64(f.rbytes)<<40
+		uint64(len(f.reasm))<<32 + uint64(f.rbytes)<<40
+}
+
+// flowCacheSize is the number of entries of Tracker.cache, a direct-mapped
+// cache of flows by a cheap hash of their key in front of the map: with
+// thousands of flows, a datagram's flow is mostly found there without the
+// map's hashing and its cache miss.
+const flowCacheSize = 1 << 13
+
+// cacheSlot is the index of key in Tracker.cache.
+func cacheSlot(key *FlowKey) int {
+	c, s := key.Client.Addr().As16(), key.Server.Addr().As16()
+	h := binary.LittleEndian.Uint64(c[8:]) ^ binary.LittleEndian.Uint64(c[:8])*0x9E3779B97F4A7C15 ^
+		binary.LittleEndian.Uint64(s[8:])*0xC2B2AE3D27D4EB4F ^
+		uint64(key.Client.Port())<<17 ^ uint64(key.Server.Port())<<41
+	h *= 0x9E3779B97F4A7C15
+	return int(h >> (64 - 13))
 }
 
 // resize updates f's share of the tracked bytes and, over MaxFlowBytes,

@@ -182,6 +182,11 @@ func (t *Tracker) checkTable() error {
 			return fmt.Errorf("heap out of order at %d", i)
 		}
 	}
+	for i, f := range t.cache {
+		if f != nil && (t.flows[f.key] != f || cacheSlot(&f.key) != i) {
+			return fmt.Errorf("cache slot %d holds flow %d, not active there", i, f.id)
+		}
+	}
 	if sum != t.bytes {
 		return fmt.Errorf("flows hold %d bytes, counted %d", sum, t.bytes)
 	}
