@@ -402,7 +402,9 @@ func (b *Builder) addDg(li int, s *snap) {
 	dg := LadderDg{Frame: s.frame, T: round6(s.t), Dir: s.dir.String(), Len: s.n}
 	for j := range s.msgs {
 		sm := &s.msgs[j]
-		lm := LadderMsg{Label: label(sm), Reliable: sm.reliable && sm.typ != transport.TypeACK, Retransmit: sm.retrans}
+		// Only game data is marked lost: the connection messages are answered,
+		// not ACKed.
+		lm := LadderMsg{Label: label(sm), Reliable: sm.reliable && sm.typ == transport.TypeData, Retransmit: sm.retrans}
 		if sm.typ == transport.TypeACK && sm.ackFrame != 0 {
 			lm.AckFrame, lm.AckMsg = sm.ackFrame, sm.ackMsg
 		}
