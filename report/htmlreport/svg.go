@@ -154,9 +154,9 @@ func marksStrip(id string, dur float64, f *Flow) template.HTML {
 
 // Ladder geometry.
 const (
-	ladW      = 1000
-	ladClient = 300
-	ladServer = 760
+	ladW      = 1200
+	ladClient = 280
+	ladServer = 700
 	ladRow    = 30
 	ladTop    = 34
 )
