@@ -15,6 +15,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/report/reporttest"
 )
 
 // testdata is the module's testdata directory, relative to this package.
@@ -135,32 +136,8 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("embedded JSON differs from the data")
 			}
 			if c.golden {
-				checkGolden(t, "report-"+c.name+".json", pretty(t, blob))
+				reporttest.Golden(t, filepath.Join(testdata, "golden", "report-"+c.name+".json"), pretty(t, blob), *update, "./report/htmlreport")
 			}
 		})
-	}
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(testdata, "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/htmlreport -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s differs at line %d:\n got: %.300s\nwant: %.300s\n(run go test ./report/htmlreport -update and review the diff)", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
 	}
 }
