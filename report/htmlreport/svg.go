@@ -125,7 +125,11 @@ func chart(id, title, unit string, dur, width float64, lines []line, band *[2][]
 func timeLabels(sb *strings.Builder, y int, dur float64) {
 	for i := 0; i <= 5; i++ {
 		f := float64(i) / 5
-		sb.WriteString(`<text class="tl" data-f="` + fnum(f) + `" x="` + fnum(plotX+f*plotW) + `" y="` + itoa(y) + `">` + fmtT(f*dur) + `</text>`)
+		anchor := ""
+		if i == 5 {
+			anchor = ` text-anchor="end"`
+		}
+		sb.WriteString(`<text class="tl"` + anchor + ` data-f="` + fnum(f) + `" x="` + fnum(plotX+f*plotW) + `" y="` + itoa(y) + `">` + fmtT(f*dur) + `</text>`)
 	}
 }
 
