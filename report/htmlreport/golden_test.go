@@ -136,7 +136,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("embedded JSON differs from the data")
 			}
 			if c.golden {
-				reporttest.Golden(t, filepath.Join(testdata, "golden", "report-"+c.name+".json"), pretty(t, blob), *update, "./report/htmlreport")
+				reporttest.Golden(t, filepath.Join(testdata, "golden", c.name+".report.json"), pretty(t, blob), *update, "./report/htmlreport")
 			}
 		})
 	}
