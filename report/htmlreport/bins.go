@@ -94,24 +94,26 @@ func nanMax(a, b float64) float64 {
 	return a
 }
 
-// series turns the bins into per-second rates, rounded for the JSON.
-func (b *bins) series() Series {
-	s := Series{Width: b.width}
+// series turns the bins from the one of time first on into per-second
+// rates, rounded for the JSON: a flow's series start where it does.
+func (b *bins) series(first float64) Series {
+	start := min(max(int(first/b.width), 0), b.n)
+	s := Series{Width: b.width, Start: start}
 	rate := func(v []float64) []float64 {
-		out := make([]float64, b.n)
+		out := make([]float64, b.n-start)
 		for i := range out {
-			out[i] = round3(v[i] / b.width)
+			out[i] = round3(v[start+i] / b.width)
 		}
 		return out
 	}
 	s.DgC2S, s.DgS2C = rate(b.dg[0]), rate(b.dg[1])
 	s.BC2S, s.BS2C = rate(b.bytes[0]), rate(b.bytes[1])
 	s.Retrans = rate(b.retrans)
-	s.RTTMin, s.RTTMax = make([]float64, b.n), make([]float64, b.n)
-	for i := range b.n {
+	s.RTTMin, s.RTTMax = make([]float64, b.n-start), make([]float64, b.n-start)
+	for i := range s.RTTMin {
 		s.RTTMin[i], s.RTTMax[i] = -1, -1
-		if !math.IsNaN(b.rttMin[i]) {
-			s.RTTMin[i], s.RTTMax[i] = round3(b.rttMin[i]), round3(b.rttMax[i])
+		if j := start + i; !math.IsNaN(b.rttMin[j]) {
+			s.RTTMin[i], s.RTTMax[i] = round3(b.rttMin[j]), round3(b.rttMax[j])
 		}
 	}
 	return s

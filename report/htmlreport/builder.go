@@ -502,7 +502,7 @@ func (b *Builder) Data() *Data {
 		f := fs.f
 		f.Name = names[f.Client]
 		f.First, f.Last = round6(f.First), round6(f.Last)
-		f.Series = fs.bins.series()
+		f.Series = fs.bins.series(f.First)
 		if f.Marks == nil {
 			f.Marks = []Mark{}
 		}

@@ -57,11 +57,13 @@ type Flow struct {
 	Handshake string   `json:"handshake_ladder,omitempty"` // ladder id
 }
 
-// Series are a flow's binned time series, column-wise: bin i covers
-// [i*Width, (i+1)*Width) seconds. Rates are per second over the bin; RTT
+// Series are a flow's binned time series, column-wise, from the flow's
+// first bin on: element i is bin Start+i, which covers
+// [(Start+i)*Width, (Start+i+1)*Width) seconds. Rates are per second over the bin; RTT
 // minimum and maximum are in milliseconds (-1: no ACK matched in the bin).
 type Series struct {
 	Width   float64   `json:"width"`
+	Start   int       `json:"start"`
 	DgC2S   []float64 `json:"dg_c2s"`
 	DgS2C   []float64 `json:"dg_s2c"`
 	BC2S    []float64 `json:"bytes_c2s"`

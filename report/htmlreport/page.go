@@ -60,14 +60,14 @@ func Render(w io.Writer, d *Data) error {
 // chartsOf draws a flow's four charts.
 func chartsOf(f *Flow, dur float64) []template.HTML {
 	s := &f.Series
-	w := s.Width
+	w, start := s.Width, s.Start
 	rtt := make([]float64, len(s.RTTMax))
 	copy(rtt, s.RTTMax)
 	return []template.HTML{
-		chart(f.ID+"-rtt", "RTT of matched ACKs, min–max per column", "ms", dur, w, []line{{"rtt", rtt}}, &[2][]float64{s.RTTMin, s.RTTMax}),
-		chart(f.ID+"-dg", "datagrams/s  client→server, server→client", "1/s", dur, w, []line{{"c2s", s.DgC2S}, {"s2c", s.DgS2C}}, nil),
-		chart(f.ID+"-bytes", "bytes/s  client→server, server→client", "B/s", dur, w, []line{{"c2s", s.BC2S}, {"s2c", s.BS2C}}, nil),
-		chart(f.ID+"-re", "retransmissions/s", "1/s", dur, w, []line{{"re", s.Retrans}}, nil),
+		chart(f.ID+"-rtt", "RTT of matched ACKs, min–max per column", "ms", dur, w, start, []line{{"rtt", rtt}}, &[2][]float64{s.RTTMin, s.RTTMax}),
+		chart(f.ID+"-dg", "datagrams/s  client→server, server→client", "1/s", dur, w, start, []line{{"c2s", s.DgC2S}, {"s2c", s.DgS2C}}, nil),
+		chart(f.ID+"-bytes", "bytes/s  client→server, server→client", "B/s", dur, w, start, []line{{"c2s", s.BC2S}, {"s2c", s.BS2C}}, nil),
+		chart(f.ID+"-re", "retransmissions/s", "1/s", dur, w, start, []line{{"re", s.Retrans}}, nil),
 	}
 }
 

@@ -54,10 +54,10 @@ type line struct {
 	v     []float64 // per bin; < 0 is a gap
 }
 
-// chart draws one time series chart of a flow: lines per bin (bin i at
-// the middle of [i*width, (i+1)*width)); band draws RTT columns from min
+// chart draws one time series chart of a flow: lines per bin (element i
+// is bin start+i, at the middle of its time span); band draws RTT columns from min
 // to max. dur is the capture's duration (the x range of every chart).
-func chart(id, title, unit string, dur, width float64, lines []line, band *[2][]float64) template.HTML {
+func chart(id, title, unit string, dur, width float64, start int, lines []line, band *[2][]float64) template.HTML {
 	var sb strings.Builder
 	ymax := 0.0
 	for _, l := range lines {
@@ -86,7 +86,7 @@ func chart(id, title, unit string, dur, width float64, lines []line, band *[2][]
 			if band[0][i] < 0 {
 				continue
 			}
-			x := fnum((float64(i) + 0.5) * width * xs)
+			x := fnum((float64(start+i) + 0.5) * width * xs)
 			p.WriteString("M" + x + " " + y(band[0][i]) + "V" + y(band[1][i]))
 		}
 		if p.Len() > 0 {
@@ -101,7 +101,7 @@ func chart(id, title, unit string, dur, width float64, lines []line, band *[2][]
 				pen = false
 				continue
 			}
-			x := fnum((float64(i) + 0.5) * width * xs)
+			x := fnum((float64(start+i) + 0.5) * width * xs)
 			if pen {
 				p.WriteString("L")
 			} else {

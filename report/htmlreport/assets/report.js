@@ -50,7 +50,7 @@
     var flowEl = svg.closest(".flow");
     var f = flowEl && flows[flowEl.getAttribute("data-flow")];
     if (!f) { return ""; }
-    var s = f.series, i = Math.floor(t / s.width);
+    var s = f.series, i = Math.floor(t / s.width) - s.start;
     if (i < 0 || i >= s.dg_c2s.length) { return ""; }
     var id = svg.id.slice(f.id.length + 1);
     switch (id) {
