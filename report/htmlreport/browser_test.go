@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -53,6 +54,23 @@ func headless(t *testing.T, bin string, args ...string) (stdout, stderr string) 
 // an uncaught exception, a refused (blocked) or failed load.
 var console = regexp.MustCompile(`(?m)^.*(?::CONSOLE[:(]|Refused to|net::ERR_).*$`)
 
+// dragScript drags across the second quarter of the first chart and
+// records the plots' viewBox, and whether all charts share it.
+const dragScript = `<script>(function () {
+  var r = document.documentElement;
+  try {
+    var svg = document.querySelector("svg.chart"), p = svg.querySelector("svg.plot"), b = svg.getBoundingClientRect(), k = b.width / 1000;
+    function ev(target, type, f) { target.dispatchEvent(new MouseEvent(type, { bubbles: true, clientX: b.left + (64 + 920 * f) * k, clientY: b.top + 20 })); }
+    ev(svg, "mousedown", 0.25); ev(svg, "mousemove", 0.5); ev(window, "mouseup", 0.5);
+    var xw = function (q) { var v = q.getAttribute("viewBox").split(" "); return v[0] + " " + v[2]; };
+    var vb = p.getAttribute("viewBox"), same = true;
+    document.querySelectorAll("svg.chart svg.plot").forEach(function (q) { same = same && xw(q) === xw(p); });
+    r.setAttribute("data-selftest", vb + (same ? " linked" : " unlinked"));
+  } catch (e) { r.setAttribute("data-selftest", "error " + e); }
+})();</script>`
+
+var zoomed = regexp.MustCompile(`^2(29|30|31)(\.\d+)? 0 2(29|30|31)(\.\d+)? \d+ linked$`)
+
 // The reports of the testdata captures open in a headless browser: the
 // script runs without an error, nothing is requested (the page's CSP would
 // refuse it and the script records the violation), and the DOM holds every
@@ -77,6 +95,12 @@ func TestBrowser(t *testing.T) {
 			if err := os.WriteFile(path, page, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The same page with a drag across the first chart: every
+			// chart zooms to the quarter dragged over.
+			dragged := filepath.Join(t.TempDir(), c.name+"-drag.html")
+			if err := os.WriteFile(dragged, bytes.Replace(page, []byte("</body>"), []byte(dragScript+"</body>"), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			url := "file://" + path
 			dom, logs := headless(t, bin, "--dump-dom", url)
 			for _, l := range console.FindAllString(logs, -1) {
@@ -89,6 +113,13 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the page's script recorded errors: %s", m[1])
 			}
 			checkDOM(t, dom, d)
+			if len(d.Flows) > 0 {
+				dom, _ = headless(t, bin, "--window-size=1280,900", "--dump-dom", "file://"+dragged)
+				m := regexp.MustCompile(`data-selftest="([^"]*)"`).FindStringSubmatch(dom)
+				if m == nil || !zoomed.MatchString(m[1]) {
+					t.Errorf("dragging over the second quarter of a chart: %v, want viewBox 230 0 230 … on every chart", m)
+				}
+			}
 
 			png := filepath.Join(shots, "report-"+c.name+".png")
 			_, logs = headless(t, bin, "--hide-scrollbars", "--window-size=1280,2000", "--screenshot="+png, url)

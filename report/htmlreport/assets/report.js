@@ -34,9 +34,12 @@
     if (b - a < dur * 1e-6) { return; }
     view = [a, b]; apply();
   }
+  // The plot's place on screen, from its chart's box (an inner <svg>'s own
+  // box is that of what it draws, which the cursor line changes).
+  var CHART_W = 1000, PLOT_X = 64;
   function timeAt(plot, clientX) {
-    var r = plot.getBoundingClientRect();
-    var f = r.width > 0 ? (clientX - r.left) / r.width : 0;
+    var r = plot.parentNode.getBoundingClientRect(), k = r.width / CHART_W;
+    var f = k > 0 ? (clientX - r.left - PLOT_X * k) / (W * k) : 0;
     return view[0] + Math.min(Math.max(f, 0), 1) * (view[1] - view[0]);
   }
   function setAll(sel, attrs) {
