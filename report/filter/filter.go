@@ -83,6 +83,11 @@ type Filter struct {
 	// paths holds every path an atom names and every proper prefix of
 	// one, so the scanner can skip whatever no atom needs.
 	paths map[string]pathInfo
+	// ids numbers the paths atoms name, for feeding decoded values
+	// (feed.go): byID[id] is a path's atoms, names[id] the path.
+	ids   map[string]int
+	byID  [][]int
+	names []string
 	// scratch, reset per Match
 	hit, seen []bool
 	unesc     []byte
@@ -151,6 +156,7 @@ func Compile(expr string, s Schema) (*Filter, error) {
 	}
 	f.hit = make([]bool, len(f.atoms))
 	f.seen = make([]bool, len(f.atoms))
+	f.indexPaths()
 	return f, nil
 }
 
