@@ -113,3 +113,13 @@ func (f *Filter) Bool(id int, v bool) {
 		f.testBool(f.byID[id], v)
 	}
 }
+
+// Atoms is the number of relations in the expression.
+func (f *Filter) Atoms() int { return len(f.atoms) }
+
+// AtomState says, for the last record matched or fed, whether atom i's
+// path was present (seen) and whether some value there satisfied its
+// relation (hit): everything Result depends on. Atoms are numbered in
+// the order they appear in the expression. Tests compare feeders with
+// Match by it.
+func (f *Filter) AtomState(i int) (seen, hit bool) { return f.seen[i], f.hit[i] }

@@ -20,8 +20,10 @@ type scanner struct {
 	flat int
 }
 
-// maxDepth bounds recursion on hostile input; deeper values are skipped.
-const maxDepth = 64
+// MaxDepth bounds recursion on hostile input: values deeper than it
+// (the top-level object's members are at depth 1, each object or array
+// level adds one) are skipped, by Match and by feeders alike.
+const MaxDepth = 64
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -103,7 +105,7 @@ func (s *scanner) value(depth int) {
 		}
 	}
 	enter := s.flat < 0 && pi.flat
-	if (atoms == nil && alias == nil && !inner && !enter) || depth > maxDepth {
+	if (atoms == nil && alias == nil && !inner && !enter) || depth > MaxDepth {
 		s.skip()
 		return
 	}

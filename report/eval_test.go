@@ -1,0 +1,362 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/report/filter"
+)
+
+// The decoded evaluator (Eval) against Match on the JSON the writer
+// prints: for every record of every test capture and generated anomaly
+// session, and for relations on every path of the schema (and every
+// path the records show), the two must leave every atom of the
+// expression in the same state (present, satisfied). A key the writer
+// changes or adds without Eval following fails here.
+
+// evalSource is a capture to run, with its session options.
+type evalSource struct {
+	name string
+	pcap []byte
+	opt  dissect.SessionOptions
+}
+
+func evalSources(t testing.TB) []evalSource {
+	t.Helper()
+	var out []evalSource
+	caps, _ := filepath.Glob(filepath.Join(testdata, "captures", "*.pcap"))
+	caps = append(caps, filepath.Join(testdata, "sample.pcap"))
+	for _, c := range caps {
+		out = append(out, evalSource{name: c, pcap: readFile(t, c)})
+	}
+	for _, code := range dissecttest.AnomalyCodes() {
+		s, _ := dissecttest.Anomaly(code)
+		var pc bytes.Buffer
+		if err := s.WritePcap(&pc); err != nil {
+			t.Fatal(err)
+		}
+		for _, asFound := range []bool{false, true} {
+			out = append(out, evalSource{name: "anomaly " + code.String(), pcap: pc.Bytes(),
+				opt: dissect.SessionOptions{EventsAsFound: asFound}})
+		}
+	}
+	return out
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// runSource runs a source into sink.
+func runSource(t testing.TB, src evalSource, sink dissect.Sink) {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(src.pcap), src.name, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dissect.NewSession(src.opt).Run(context.Background(), r, sink); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordSink renders every record as the JSON reporter would (datagram,
+// event, and a one-element summary per end event) and hands it, with
+// the decoded record, to fn.
+type recordSink struct {
+	buf []byte
+	fn  func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool)
+}
+
+func (s *recordSink) Datagram(d *dissect.Datagram) error {
+	s.buf = appendDatagramJSON(s.buf[:0], d, nil)
+	s.fn(s.buf, d, nil, false)
+	return nil
+}
+
+func (s *recordSink) Events(ev []dissect.Event) error {
+	for i := range ev {
+		first := true
+		b := append(s.buf[:0], '{')
+		b = appendKey(b, &first, "kind")
+		b = appendStr(b, "event")
+		b = appendEventKeys(b, &first, &ev[i])
+		s.buf = append(b, '}')
+		s.fn(s.buf, nil, &ev[i], false)
+	}
+	return nil
+}
+
+func (s *recordSink) Finish(end []dissect.Event) error {
+	for i := range end {
+		b := append(s.buf[:0], `{"kind":"summary","anomalies":[`...)
+		b = appendEventJSON(b, &end[i])
+		s.buf = append(b, "]}"...)
+		s.fn(s.buf, nil, &end[i], true)
+	}
+	return nil
+}
+
+// pathValues collects, per path (array levels left out; below a field
+// root also as root.leaf), the distinct JSON values records hold.
+type pathValues map[string][]any
+
+func (pv pathValues) add(path string, v any) {
+	vs := pv[path]
+	for _, w := range vs {
+		if w == v {
+			return
+		}
+	}
+	if len(vs) < 3 {
+		pv[path] = append(vs, v)
+	} else {
+		vs[2] = v // keep the first two and the latest
+	}
+}
+
+func (pv pathValues) walk(path string, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if path != "" {
+			pv.add(path, struct{}{})
+		}
+		for k, x := range v {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			pv.walk(p, x)
+			for _, root := range fieldRoots {
+				if rest, ok := strings.CutPrefix(p, root+"."); ok && strings.Contains(rest, ".") {
+					pv.walk(root+"."+rest[strings.LastIndexByte(rest, '.')+1:], x)
+				}
+			}
+		}
+	case []any:
+		for _, x := range v {
+			pv.walk(path, x)
+		}
+	case nil:
+	default:
+		pv.add(path, v)
+	}
+}
+
+// evalAtoms generates relations: presence of every schema path and of
+// every path the records show, and relations with values taken from
+// the records (or made up, for paths no record has).
+func evalAtoms(t testing.TB, pv pathValues) []string {
+	paths := map[string]bool{}
+	for _, p := range schema.Names() {
+		paths[p] = true
+	}
+	for _, g := range gameFields {
+		for _, root := range fieldRoots {
+			paths[root+"."+g.name] = true
+			paths[root+"."+g.name+"_name"] = true
+		}
+	}
+	for p := range pv {
+		paths[p] = true
+	}
+	paths["gamespy.nonesuch"] = true
+	var sorted []string
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	slices.Sort(sorted)
+	var atoms []string
+	for _, p := range sorted {
+		typ, ok := schema.Field(p)
+		if !ok {
+			t.Errorf("records show %s, which the schema does not know", p)
+			continue
+		}
+		atoms = append(atoms, p)
+		vals := pv[p]
+		switch typ {
+		case filter.Number:
+			vals = append(vals, json.Number("0"), json.Number("1"), json.Number("-1.5"), json.Number("0x7fffffff"))
+		case filter.String:
+			vals = append(vals, "", "x")
+		case filter.Bool:
+			vals = append(vals, true, false)
+		case filter.Hex:
+			vals = append(vals, "0x00000000", "0x1")
+		}
+		for _, v := range vals {
+			atoms = append(atoms, relations(p, typ, v)...)
+		}
+	}
+	return atoms
+}
+
+// relations are the relations tested on path p with value v.
+func relations(p string, typ filter.Type, v any) []string {
+	switch typ {
+	case filter.Number:
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil
+		}
+		s := n.String()
+		out := []string{p + " == " + s, p + " != " + s, p + " < " + s, p + " >= " + s, p + " in {" + s + " 3}"}
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			out = append(out, fmt.Sprintf("%s in {%d..%d}", p, i-1, i+1), fmt.Sprintf("%s == 0x%x", p, i))
+		}
+		return out
+	case filter.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return nil
+		}
+		return []string{fmt.Sprintf("%s == %v", p, b), fmt.Sprintf("%s != %v", p, b)}
+	case filter.String, filter.Hex:
+		s, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		q := strconv.QuoteToASCII(s)
+		out := []string{p + " contains " + strconv.QuoteToASCII(s[:len(s)/2])}
+		if typ == filter.Hex {
+			if _, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64); err == nil {
+				out = append(out, p+" == "+s, p+" != "+s, p+" > "+s, p+" in {"+s+" 1}",
+					p+" contains "+strconv.QuoteToASCII(strings.ToLower(s[2:])))
+			}
+			return out
+		}
+		out = append(out, p+" == "+q, p+" != "+q, p+" < "+q, p+" >= "+q, p+" in {"+q+` "x"}`,
+			p+" matches "+strconv.QuoteToASCII("^"+regexpQuote(s[:min(len(s), 4)])))
+		return out
+	}
+	return nil
+}
+
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// compileAtoms compiles the atoms that compile, joined by or, in filters
+// of at most n atoms each.
+func compileAtoms(t testing.TB, atoms []string, n int) []*filter.Filter {
+	var ok []string
+	for _, a := range atoms {
+		if _, err := filter.Compile(a, schema); err == nil {
+			ok = append(ok, a)
+		}
+	}
+	if len(ok) < len(atoms)/2 {
+		t.Fatalf("only %d of %d generated relations compile", len(ok), len(atoms))
+	}
+	var fs []*filter.Filter
+	for len(ok) > 0 {
+		k := min(n, len(ok))
+		f, err := filter.Compile(strings.Join(ok[:k], " or "), schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+		ok = ok[k:]
+	}
+	return fs
+}
+
+// sameState reports how e's decoded evaluation and Match on rec differ.
+func sameState(e *Eval, rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool) string {
+	f := e.Filter()
+	want := f.Match(rec)
+	wantState := e.testState[:0]
+	for i := range f.Atoms() {
+		wantState = append(wantState, [2]bool{})
+		wantState[i][0], wantState[i][1] = f.AtomState(i)
+	}
+	var got bool
+	switch {
+	case d != nil:
+		got = e.Datagram(d)
+	case summary:
+		got = e.Summary(ev)
+	default:
+		got = e.Event(ev)
+	}
+	e.testState = wantState
+	for i := range wantState {
+		seen, hit := f.AtomState(i)
+		if [2]bool{seen, hit} != wantState[i] {
+			atoms := strings.Split(f.String(), " or ")
+			return fmt.Sprintf("atom %q: decoded (present %v, holds %v), JSON (present %v, holds %v)",
+				atoms[i], seen, hit, wantState[i][0], wantState[i][1])
+		}
+	}
+	if got != want {
+		return fmt.Sprintf("decoded %v, JSON %v", got, want)
+	}
+	return ""
+}
+
+// TestEvalMatchesJSON: for every record of the test captures and the
+// anomaly sessions, Eval agrees with Match on the record's JSON on every
+// relation evalAtoms generates.
+func TestEvalMatchesJSON(t *testing.T) {
+	srcs := evalSources(t)
+	pv := pathValues{}
+	for _, src := range srcs {
+		runSource(t, src, &recordSink{fn: func(rec []byte, _ *dissect.Datagram, _ *dissect.Event, _ bool) {
+			dec := json.NewDecoder(bytes.NewReader(rec))
+			dec.UseNumber()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("%s: %v: %s", src.name, err, rec)
+			}
+			pv.walk("", v)
+		}})
+	}
+	atoms := evalAtoms(t, pv)
+	fs := compileAtoms(t, atoms, 4000)
+	var evals []*Eval
+	for _, f := range fs {
+		e := NewEval(f)
+		if e.slow {
+			t.Errorf("no accessor for some path of %.200s...: the JSON writer has a key Eval lacks", f)
+		}
+		evals = append(evals, e)
+	}
+	records, fails := 0, 0
+	for _, src := range srcs {
+		runSource(t, src, &recordSink{fn: func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool) {
+			records++
+			for _, e := range evals {
+				if diff := sameState(e, rec, d, ev, summary); diff != "" {
+					fails++
+					if fails <= 10 {
+						t.Errorf("%s: %s\n%s", src.name, diff, rec)
+					}
+				}
+			}
+		}})
+	}
+	t.Logf("%d records, %d relations on %d paths", records, len(atoms), len(pv))
+}
