@@ -360,3 +360,58 @@ func TestEvalMatchesJSON(t *testing.T) {
 	}
 	t.Logf("%d records, %d relations on %d paths", records, len(atoms), len(pv))
 }
+
+// decodedDatagrams decodes a capture into datagrams of their own (not a
+// Session's reused ones), tracked in order.
+func decodedDatagrams(t testing.TB, path string) []*dissect.Datagram {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(readFile(t, path)), path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dissect.New(dissect.Options{})
+	var out []*dissect.Datagram
+	var p capture.Packet
+	for r.Next(&p) == nil {
+		p.Payload = bytes.Clone(p.Payload)
+		dg := new(dissect.Datagram)
+		d.Decode(dg, &p)
+		d.Advance(dg)
+		out = append(out, dg)
+	}
+	return out
+}
+
+// TestSelectNoMatchAllocs: selecting nothing allocates nothing per
+// datagram, whatever the expression reads.
+func TestSelectNoMatchAllocs(t *testing.T) {
+	dgs := decodedDatagrams(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
+	dgs = append(dgs, decodedDatagrams(t, filepath.Join(testdata, "sample.pcap"))...)
+	for _, expr := range []string{
+		`messages.opcode_name == ChecksumResp and anomalies.code == "no-such-code"`,
+		`messages.fields.name_hash == 0x1 or anomalies.severity == "fatal"`,
+		`time contains "1999" or src == "1.2.3.4:5" or messages.fields.position > 1e30 or messages.rtt_ms < 0`,
+		`messages.reassembled.fields.text matches "^no such" or gamespy.hostname == "x" or plain_hex contains "zz"`,
+		`messages.fields.files.name_hash_name == "x" or cut.fields.round == -1 or messages.payload_hex contains "zz"`,
+	} {
+		f, err := filter.Compile(expr, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := NewSelect(dissect.SinkFuncs{OnDatagram: func(d *dissect.Datagram) error {
+			t.Errorf("%s: frame %d selected", expr, d.Frame)
+			return nil
+		}}, SelectOptions{Filter: f})
+		run := func() {
+			for _, d := range dgs {
+				if err := sel.Datagram(d); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		run() // warm the scratch space
+		if n := testing.AllocsPerRun(5, run); n != 0 {
+			t.Errorf("%s: %v allocations per pass over %d datagrams", expr, n, len(dgs))
+		}
+	}
+}

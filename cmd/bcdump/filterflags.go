@@ -25,11 +25,3 @@ func (o *filterFlag) compile() (*filter.Filter, error) {
 	}
 	return filter.Compile(o.expr, report.FieldSchema())
 }
-
-// keep is the filter as a record predicate (nil keeps everything).
-func keep(f *filter.Filter) func([]byte) bool {
-	if f == nil {
-		return nil
-	}
-	return f.Match
-}
