@@ -3,15 +3,21 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
@@ -414,4 +420,117 @@ func TestSelectNoMatchAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocations per pass over %d datagrams", expr, n, len(dgs))
 		}
 	}
+}
+
+// fuzzEvalFilters are compiled once per fuzzing process: relations on
+// every schema path with made-up values.
+var fuzzEvalFilters struct {
+	once sync.Once
+	fs   []*filter.Filter
+}
+
+// FuzzEvalMatchesJSON feeds FuzzDissect's inputs (raw UDP payloads of one
+// client/server pair, each behind a little-endian uint16: length in the
+// low 11 bits, bit 15 set for server to client) through the dissector and
+// compares Eval with Match on every datagram and end event: relations on
+// every schema path, and relations with the values the record itself
+// holds.
+func FuzzEvalMatchesJSON(f *testing.F) {
+	for _, hx := range []string{
+		"FF01030FC000000A0A0AEF5F0A00000000",
+		"01020306C0000002321B80000020000800736372697074732F07004170702E70796320",
+		"0203050AC00200020A0A0AEF0127000001280000",
+		"010101020002",
+	} {
+		b, _ := hex.DecodeString(hx)
+		cipher.Encrypt(b)
+		f.Add(append(binary.LittleEndian.AppendUint16(nil, uint16(len(b))), b...))
+	}
+	f.Add(append([]byte{8, 0}, `\status\`...))
+	f.Add(append([]byte{0x27, 0x80}, `\gamename\bcommander\hostname\x\final\`...))
+	if dgs := decodedDatagrams(f, filepath.Join(testdata, "sample.pcap")); len(dgs) > 12 {
+		var in []byte
+		for _, d := range dgs[:12] {
+			h := uint16(len(d.Raw))
+			if d.Dir == dissect.S2C {
+				h |= 0x8000
+			}
+			in = binary.LittleEndian.AppendUint16(in, h)
+			in = append(in, d.Raw...)
+		}
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fuzzEvalFilters.once.Do(func() {
+			fuzzEvalFilters.fs = compileAtoms(t, evalAtoms(t, pathValues{}), 4000)
+		})
+		client := netip.MustParseAddrPort("10.0.0.2:2655")
+		server := netip.MustParseAddrPort("10.0.0.1:22101")
+		epoch := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		d := dissect.New(dissect.Options{})
+		var dg dissect.Datagram
+		var rec []byte
+		check := func(fs []*filter.Filter, dg *dissect.Datagram, ev *dissect.Event, summary bool) {
+			for _, flt := range fs {
+				if diff := sameState(NewEval(flt), rec, dg, ev, summary); diff != "" {
+					t.Fatalf("%s\n%s", diff, rec)
+				}
+			}
+		}
+		own := func() []*filter.Filter {
+			dec := json.NewDecoder(bytes.NewReader(rec))
+			dec.UseNumber()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("%v: %s", err, rec)
+			}
+			pv := pathValues{}
+			pv.walk("", v)
+			var atoms []string
+			for p, vals := range pv {
+				if typ, ok := schema.Field(p); ok {
+					for _, v := range vals {
+						atoms = append(atoms, relations(p, typ, v)...)
+					}
+				}
+			}
+			if len(atoms) == 0 {
+				return nil
+			}
+			return compileAtoms(t, atoms, 4000)
+		}
+		frame := 0
+		for len(in) >= 2 {
+			h := binary.LittleEndian.Uint16(in)
+			n := min(int(h&0x7FF), len(in)-2)
+			p := capture.Packet{Frame: frame + 1, Time: epoch.Add(time.Duration(frame) * 700 * time.Millisecond),
+				Src: client, Dst: server, Payload: in[2 : 2+n]}
+			if h&0x8000 != 0 {
+				p.Src, p.Dst = server, client
+			}
+			in = in[2+n:]
+			frame++
+			d.Decode(&dg, &p)
+			d.Advance(&dg)
+			rec = appendDatagramJSON(rec[:0], &dg, nil)
+			check(fuzzEvalFilters.fs, &dg, nil, false)
+			check(own(), &dg, nil, false)
+		}
+		end := d.Finish()
+		for i := range end {
+			rec = append(rec[:0], `{"kind":"summary","anomalies":[`...)
+			rec = appendEventJSON(rec, &end[i])
+			rec = append(rec, "]}"...)
+			check(fuzzEvalFilters.fs, nil, &end[i], true)
+			check(own(), nil, &end[i], true)
+			first := true
+			rec = append(rec[:0], '{')
+			rec = appendKey(rec, &first, "kind")
+			rec = appendStr(rec, "event")
+			rec = appendEventKeys(rec, &first, &end[i])
+			rec = append(rec, '}')
+			check(fuzzEvalFilters.fs, nil, &end[i], false)
+			check(own(), nil, &end[i], false)
+		}
+	})
 }
