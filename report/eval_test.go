@@ -81,39 +81,53 @@ func runSource(t testing.TB, src evalSource, sink dissect.Sink) {
 	}
 }
 
-// recordSink renders every record as the JSON reporter would (datagram,
-// event, and a one-element summary per end event) and hands it, with
-// the decoded record, to fn.
+// recordSink has the JSON reporter (what read -F json runs) write every
+// record: datagrams, events (live), and a one-element summary record per
+// end event (what Select tests); it hands each record, without its
+// newline, with the decoded record to fn.
 type recordSink struct {
-	buf []byte
+	out bytes.Buffer
+	j   *JSON
 	fn  func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool)
 }
 
+func newRecordSink(fn func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool)) *recordSink {
+	s := &recordSink{fn: fn}
+	s.j = NewJSON(&s.out, true)
+	return s
+}
+
+// line is the record the reporter wrote since the last call.
+func (s *recordSink) line() []byte {
+	b := bytes.TrimSuffix(s.out.Bytes(), []byte("\n"))
+	s.out.Reset()
+	return b
+}
+
 func (s *recordSink) Datagram(d *dissect.Datagram) error {
-	s.buf = appendDatagramJSON(s.buf[:0], d, nil)
-	s.fn(s.buf, d, nil, false)
+	if err := s.j.Datagram(d); err != nil {
+		return err
+	}
+	s.fn(s.line(), d, nil, false)
 	return nil
 }
 
 func (s *recordSink) Events(ev []dissect.Event) error {
 	for i := range ev {
-		first := true
-		b := append(s.buf[:0], '{')
-		b = appendKey(b, &first, "kind")
-		b = appendStr(b, "event")
-		b = appendEventKeys(b, &first, &ev[i])
-		s.buf = append(b, '}')
-		s.fn(s.buf, nil, &ev[i], false)
+		if err := s.j.Events(ev[i : i+1]); err != nil {
+			return err
+		}
+		s.fn(s.line(), nil, &ev[i], false)
 	}
 	return nil
 }
 
 func (s *recordSink) Finish(end []dissect.Event) error {
 	for i := range end {
-		b := append(s.buf[:0], `{"kind":"summary","anomalies":[`...)
-		b = appendEventJSON(b, &end[i])
-		s.buf = append(b, "]}"...)
-		s.fn(s.buf, nil, &end[i], true)
+		if err := s.j.Finish(end[i : i+1]); err != nil {
+			return err
+		}
+		s.fn(s.line(), nil, &end[i], true)
 	}
 	return nil
 }
@@ -330,7 +344,7 @@ func TestEvalMatchesJSON(t *testing.T) {
 	srcs := evalSources(t)
 	pv := pathValues{}
 	for _, src := range srcs {
-		runSource(t, src, &recordSink{fn: func(rec []byte, _ *dissect.Datagram, _ *dissect.Event, _ bool) {
+		runSource(t, src, newRecordSink(func(rec []byte, _ *dissect.Datagram, _ *dissect.Event, _ bool) {
 			dec := json.NewDecoder(bytes.NewReader(rec))
 			dec.UseNumber()
 			var v any
@@ -338,7 +352,7 @@ func TestEvalMatchesJSON(t *testing.T) {
 				t.Fatalf("%s: %v: %s", src.name, err, rec)
 			}
 			pv.walk("", v)
-		}})
+		}))
 	}
 	atoms := evalAtoms(t, pv)
 	fs := compileAtoms(t, atoms, 4000)
@@ -352,7 +366,7 @@ func TestEvalMatchesJSON(t *testing.T) {
 	}
 	records, fails := 0, 0
 	for _, src := range srcs {
-		runSource(t, src, &recordSink{fn: func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool) {
+		runSource(t, src, newRecordSink(func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool) {
 			records++
 			for _, e := range evals {
 				if diff := sameState(e, rec, d, ev, summary); diff != "" {
@@ -362,7 +376,7 @@ func TestEvalMatchesJSON(t *testing.T) {
 					}
 				}
 			}
-		}})
+		}))
 	}
 	t.Logf("%d records, %d relations on %d paths", records, len(atoms), len(pv))
 }
@@ -469,15 +483,15 @@ func FuzzEvalMatchesJSON(f *testing.F) {
 		epoch := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		d := dissect.New(dissect.Options{})
 		var dg dissect.Datagram
-		var rec []byte
-		check := func(fs []*filter.Filter, dg *dissect.Datagram, ev *dissect.Event, summary bool) {
+		check := func(fs []*filter.Filter, rec []byte, dg *dissect.Datagram, ev *dissect.Event, summary bool) {
 			for _, flt := range fs {
 				if diff := sameState(NewEval(flt), rec, dg, ev, summary); diff != "" {
 					t.Fatalf("%s\n%s", diff, rec)
 				}
 			}
 		}
-		own := func() []*filter.Filter {
+		// own: relations with the values rec holds.
+		own := func(rec []byte) []*filter.Filter {
 			dec := json.NewDecoder(bytes.NewReader(rec))
 			dec.UseNumber()
 			var v any
@@ -499,6 +513,10 @@ func FuzzEvalMatchesJSON(f *testing.F) {
 			}
 			return compileAtoms(t, atoms, 4000)
 		}
+		sink := newRecordSink(func(rec []byte, dg *dissect.Datagram, ev *dissect.Event, summary bool) {
+			check(fuzzEvalFilters.fs, rec, dg, ev, summary)
+			check(own(rec), rec, dg, ev, summary)
+		})
 		frame := 0
 		for len(in) >= 2 {
 			h := binary.LittleEndian.Uint16(in)
@@ -512,25 +530,16 @@ func FuzzEvalMatchesJSON(f *testing.F) {
 			frame++
 			d.Decode(&dg, &p)
 			d.Advance(&dg)
-			rec = appendDatagramJSON(rec[:0], &dg, nil)
-			check(fuzzEvalFilters.fs, &dg, nil, false)
-			check(own(), &dg, nil, false)
+			if err := sink.Datagram(&dg); err != nil {
+				t.Fatal(err)
+			}
 		}
 		end := d.Finish()
-		for i := range end {
-			rec = append(rec[:0], `{"kind":"summary","anomalies":[`...)
-			rec = appendEventJSON(rec, &end[i])
-			rec = append(rec, "]}"...)
-			check(fuzzEvalFilters.fs, nil, &end[i], true)
-			check(own(), nil, &end[i], true)
-			first := true
-			rec = append(rec[:0], '{')
-			rec = appendKey(rec, &first, "kind")
-			rec = appendStr(rec, "event")
-			rec = appendEventKeys(rec, &first, &end[i])
-			rec = append(rec, '}')
-			check(fuzzEvalFilters.fs, nil, &end[i], false)
-			check(own(), nil, &end[i], false)
+		if err := sink.Events(end); err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Finish(end); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
