@@ -95,9 +95,6 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 	if o.count < 0 || o.context < 0 {
 		return fmt.Errorf("-c and -C cannot be negative")
 	}
-	if o.write != "" && len(files) > 1 {
-		return fmt.Errorf("-w takes one capture, not %d", len(files))
-	}
 	if o.write == "-" && formatGiven {
 		return fmt.Errorf("-w - writes the capture to stdout; --format has nowhere to go")
 	}
@@ -105,26 +102,43 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 	if err != nil {
 		return err
 	}
+	ins, many := expandInputs(files)
 	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	if o.write == "" || formatGiven {
-		if rep, err = newReporter(s, o.format, o.color, o.cipher, false); err != nil {
+		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
 	}
+	if o.write != "" && many {
+		return fmt.Errorf("-w takes one capture, not %d", len(ins))
+	}
+	marker, _ := rep.(report.FileMarker)
+	run := &inputRun{s: s, many: many}
 	shown := 0
-	for _, name := range files {
+	capped := false
+	err = run.each(ins, func(in input) (bool, error) {
+		if capped {
+			return true, nil
+		}
+		if many && marker != nil {
+			if err := marker.StartFile(sourceName(in.name)); err != nil {
+				return true, err
+			}
+		}
 		sel := readSelection{filter: flt, context: o.context, write: o.write}
 		if o.count > 0 {
 			sel.limit = o.count - shown
 		}
-		n, capped, err := readOne(s, name, opt, rep, gate, sel)
+		n, c, err := readOne(s, in.name, opt, rep, gate, sel)
 		shown += n
-		if err != nil {
-			return err
-		}
-		if capped {
-			break
-		}
+		capped = c
+		return !isInputError(err) || n > 0, err
+	})
+	if err != nil {
+		return err
+	}
+	if err := run.err(); err != nil {
+		return err
 	}
 	return gate.err()
 }
@@ -185,7 +199,7 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
 	r, err := openCapture(s, name, opt.Ports)
 	if err != nil {
-		return nil, false, err
+		return nil, false, &inputError{err}
 	}
 	defer r.Close()
 	var out sinks
@@ -196,7 +210,7 @@ func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Repo
 	out = out.withGate(gate)
 	out = append(out, rep)
 	sess = dissect.NewSession(dissect.SessionOptions{Options: opt})
-	return sess, true, sess.Run(context.Background(), r, out)
+	return sess, true, asInputError(sess.Run(context.Background(), r, out), true)
 }
 
 // sinks hands what a Session decodes to several sinks, in order. A

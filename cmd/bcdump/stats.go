@@ -69,25 +69,35 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
-	var readErr error
-	for _, name := range files {
-		var opened bool
-		if opened, readErr = statsOne(s, name, opt, st, gate, flt); readErr != nil {
-			if !opened {
-				return readErr // nothing to summarize that the user asked for
-			}
-			break
+	ins, many := expandInputs(files)
+	run := &inputRun{s: s, many: many}
+	err = run.each(ins, func(in input) (bool, error) {
+		opened, err := statsOne(s, in.name, opt, st, gate, flt)
+		if many && err != nil && isInputError(err) {
+			st.AddSkipped(sourceName(in.name), err.Error(), opened)
 		}
+		return opened, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if many && in.err != nil {
+			st.AddSkipped(in.name, in.err.Error(), false)
+		}
+	}
+	if run.opened == 0 {
+		return run.err() // nothing to summarize
 	}
 	if o.format == "json" {
 		err = st.WriteJSON(s.out)
 	} else {
 		err = st.WriteTable(s.out, report.NewPalette(on))
 	}
-	if readErr != nil {
-		return readErr
-	}
 	if err != nil {
+		return err
+	}
+	if err := run.err(); err != nil {
 		return err
 	}
 	return gate.err()
