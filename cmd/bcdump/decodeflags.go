@@ -16,11 +16,13 @@ type decodeFlags struct {
 	ports    []uint
 	manifest string
 	failOn   string
+	plain    bool
 }
 
 func (o *decodeFlags) register(f *pflag.FlagSet) {
 	f.UintSliceVarP(&o.ports, "port", "p", nil, "additional game port (repeatable); 22101 is always included")
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
+	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred")
 }
 
@@ -43,6 +45,7 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 		return opt, err
 	}
 	opt.Ports = ports
+	opt.Plain = o.plain
 	if o.manifest != "" {
 		m, err := checksum.LoadFile(o.manifest)
 		if err != nil {

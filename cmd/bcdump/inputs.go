@@ -60,7 +60,8 @@ func (e *inputError) Unwrap() error { return e.err }
 // not be opened (opened false) or is damaged.
 func asInputError(err error, opened bool) error {
 	var fe *capture.FrameError
-	if err != nil && (!opened || errors.As(err, &fe)) {
+	var le *capture.LinkTypeError
+	if err != nil && (!opened || errors.As(err, &fe) || errors.As(err, &le)) {
 		return &inputError{err}
 	}
 	return err

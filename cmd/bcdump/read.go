@@ -209,6 +209,7 @@ func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Repo
 	}
 	out = out.withGate(gate)
 	out = append(out, rep)
+	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
 	sess = dissect.NewSession(dissect.SessionOptions{Options: opt})
 	return sess, true, asInputError(sess.Run(context.Background(), r, out), true)
 }
