@@ -28,6 +28,10 @@ type Options struct {
 	// written by bcdump decrypt -w, or --plain): they are decoded as they
 	// are.
 	Plain bool
+	// AutoPorts asks the caller (bcdump -p auto) to look for BC traffic on
+	// other UDP ports in each capture first (PortFinder) and add those
+	// ports; the Dissector itself does not read it.
+	AutoPorts bool
 }
 
 // Dissector decodes packets one at a time, in capture order. A Session

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bcdump/bcdump/dissect/dissecttest/pcapedit"
 )
 
 // A capture of a link type bcdump does not decode is an error naming it,
@@ -92,4 +94,58 @@ func stripRaw(jsonl string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// movedCapture writes the sample with its game port moved to 2300.
+func movedCapture(t *testing.T, src string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pcapedit.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "moved-"+filepath.Base(src))
+	if err := os.WriteFile(path, pcapedit.MovePort(f, 22101, 2300).Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A capture on port 2300: without -p nothing is shown, but a hint names
+// the port; -p auto finds it and shows what -p 2300 shows.
+func TestReadMovedPort(t *testing.T) {
+	for _, src := range []string{samplePcap, testdata + "/captures/openbc-session-2.pcap"} {
+		moved := movedCapture(t, src)
+		code, out, errs := runCLI(t, nil, "read", moved)
+		if code != 0 || out != "" || !strings.Contains(errs, "nothing on the game port 22101, but UDP port 2300 carries BC traffic: add -p 2300 (or -p auto)") {
+			t.Errorf("%s without -p: exit %d out %d bytes err %q", src, code, len(out), errs)
+		}
+		_, want, _ := runCLI(t, nil, "read", "-F", "json", "-p", "2300", moved)
+		code, got, errs := runCLI(t, nil, "read", "-F", "json", "-p", "auto", moved)
+		if code != 0 || got != want || errs != "bcdump: "+moved+": -p auto: BC traffic on UDP port 2300\n" {
+			t.Errorf("%s -p auto: exit %d err %q; output equals -p 2300's: %v", src, code, errs, got == want)
+		}
+		// The records are the original's, with the port moved.
+		_, orig, _ := runCLI(t, nil, "read", "-F", "json", src)
+		if strings.ReplaceAll(orig, ":22101", ":2300") != got {
+			t.Errorf("%s: -p auto records differ from the original's", src)
+		}
+		// stdin, spooled for the extra pass.
+		data, _ := os.ReadFile(moved)
+		if _, got, _ := runCLI(t, data, "read", "-F", "json", "-p", "auto", "-"); got != want {
+			t.Errorf("%s: -p auto on stdin differs", src)
+		}
+	}
+	// A capture on the game port: -p auto adds nothing, no hint.
+	_, want, _ := runCLI(t, nil, "stats", samplePcap)
+	code, got, errs := runCLI(t, nil, "stats", "-p", "auto", samplePcap)
+	if code != 0 || got != want || !strings.Contains(errs, "-p auto: no BC traffic on other UDP ports") {
+		t.Errorf("sample -p auto: exit %d err %q, same stats %v", code, errs, got == want)
+	}
+	if code, _, errs := runCLI(t, nil, "read", "-p", "autox", samplePcap); code != exitTrouble || !strings.Contains(errs, "--port autox is not a UDP port") {
+		t.Errorf("bad -p: exit %d err %q", code, errs)
+	}
 }

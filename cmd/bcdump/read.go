@@ -197,6 +197,13 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 // flows). Everything before a broken record reaches rep before the error
 // is returned; opened is false when the capture could not be opened.
 func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
+	if opt.AutoPorts {
+		var cleanup func()
+		if opt, s, cleanup, err = autoPorts(s, name, opt); err != nil {
+			return nil, false, err
+		}
+		defer cleanup()
+	}
 	r, err := openCapture(s, name, opt.Ports)
 	if err != nil {
 		return nil, false, &inputError{err}
@@ -211,7 +218,13 @@ func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Repo
 	out = append(out, rep)
 	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
 	sess = dissect.NewSession(dissect.SessionOptions{Options: opt})
-	return sess, true, asInputError(sess.Run(context.Background(), r, out), true)
+	if err := sess.Run(context.Background(), r, out); err != nil {
+		return sess, true, asInputError(err, true)
+	}
+	if !opt.AutoPorts {
+		nothingFound(s, name, r, opt)
+	}
+	return sess, true, nil
 }
 
 // sinks hands what a Session decodes to several sinks, in order. A
