@@ -35,7 +35,7 @@ type Reader struct {
 	// unsupported is the link type of the last frame that had one not
 	// decoded here (LinkTypeError).
 	unsupported layers.LinkType
-	err         error // sticky: io.EOF or a *FrameError
+	err         error // sticky: io.EOF, a *FrameError or a *LinkTypeError
 
 	frag    defrag // IP reassembly (not with AllFrames)
 	held    Packet // read, but returned after the datagrams frag gave up
