@@ -57,13 +57,7 @@ func startLiveChild(t *testing.T, args ...string) *liveChild {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(c.stderr.String(), "capturing on") {
-		if time.Now().After(deadline) {
-			t.Fatalf("live did not start: %q", c.stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitCapturing(t, c.stderr, nil)
 	return c
 }
 
