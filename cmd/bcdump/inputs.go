@@ -155,20 +155,26 @@ func (r *inputRun) each(ins []input, one func(in input) (opened bool, err error)
 // it is decoded. Files keep their big buffered writes.
 func streaming(s *streams, ins []input) bool {
 	for _, in := range ins {
-		var fi os.FileInfo
-		var err error
-		if in.name == "-" {
-			f, ok := s.in.(*os.File)
-			if !ok {
-				continue
-			}
-			fi, err = f.Stat()
-		} else if in.err == nil {
-			fi, err = os.Stat(in.name)
-		}
-		if err == nil && fi != nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeCharDevice) != 0 {
+		if in.err == nil && isStream(s, in.name) {
 			return true
 		}
 	}
 	return false
+}
+
+// isStream reports whether the capture name ("-": stdin) is a pipe, FIFO,
+// socket or terminal.
+func isStream(s *streams, name string) bool {
+	var fi os.FileInfo
+	var err error
+	if name == "-" {
+		f, ok := s.in.(*os.File)
+		if !ok {
+			return false
+		}
+		fi, err = f.Stat()
+	} else {
+		fi, err = os.Stat(name)
+	}
+	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeCharDevice) != 0
 }

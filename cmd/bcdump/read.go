@@ -185,7 +185,8 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		sinks = append(sinks, ann)
 	}
 	sl := report.NewSelect(rep, so)
-	_, _, err = decodeCapture(s, name, opt, append(sinks, sl), gate)
+	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
+	_, _, err = decodeCaptureFollow(s, name, opt, append(sinks, sl), gate, follow)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
 	}
@@ -197,6 +198,17 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 // flows). Everything before a broken record reaches rep before the error
 // is returned; opened is false when the capture could not be opened.
 func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
+	return decodeCaptureFollow(s, name, opt, rep, gate, false)
+}
+
+// followTick is how long a followed capture (a pipe) may be quiet before
+// capture time moves on without a packet, so timeouts still fire.
+const followTick = 200 * time.Millisecond
+
+// decodeCaptureFollow is decodeCapture; with follow, the capture is a pipe
+// fed as it is taken: it is read like a live capture (capture.Follow), so
+// events are handed out as found, on a quiet wire too.
+func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, follow bool) (sess *dissect.Session, opened bool, err error) {
 	if opt.AutoPorts {
 		var cleanup func()
 		if opt, s, cleanup, err = autoPorts(s, name, opt); err != nil {
@@ -217,8 +229,16 @@ func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Repo
 	out = out.withGate(gate)
 	out = append(out, rep)
 	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
-	sess = dissect.NewSession(dissect.SessionOptions{Options: opt})
-	if err := sess.Run(context.Background(), r, out); err != nil {
+	so := dissect.SessionOptions{Options: opt}
+	var src capture.Source = r
+	if follow {
+		f := capture.NewFollow(r, followTick)
+		defer f.Close()
+		src = f
+		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, f.Now
+	}
+	sess = dissect.NewSession(so)
+	if err := sess.Run(context.Background(), src, out); err != nil {
 		return sess, true, asInputError(err, true)
 	}
 	if !opt.AutoPorts {
