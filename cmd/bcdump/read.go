@@ -220,7 +220,12 @@ func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep repor
 	if err != nil {
 		return nil, false, &inputError{err}
 	}
-	defer r.Close()
+	var fw *capture.Follow
+	defer func() {
+		if fw == nil || !fw.Close() { // a read in progress owns r until it ends
+			r.Close()
+		}
+	}()
 	var out sinks
 	_, total := r.Progress()
 	if p := newProgress(s, r.Name(), total); p != nil {
@@ -232,10 +237,9 @@ func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep repor
 	so := dissect.SessionOptions{Options: opt}
 	var src capture.Source = r
 	if follow {
-		f := capture.NewFollow(r, followTick)
-		defer f.Close()
-		src = f
-		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, f.Now
+		fw = capture.NewFollow(r, followTick)
+		src = fw
+		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, fw.Now
 	}
 	sess = dissect.NewSession(so)
 	if err := sess.Run(context.Background(), src, out); err != nil {

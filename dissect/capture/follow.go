@@ -97,10 +97,13 @@ func (f *Follow) TakeNotes() []Note {
 	return nil
 }
 
-// Close stops following; a read in progress finishes on its own.
-func (f *Follow) Close() {
+// Close stops following. It reports whether a read is still in progress
+// on the source (the run stopped during a quiet spell): the source must
+// then not be closed under it; the read finishes on its own.
+func (f *Follow) Close() (reading bool) {
 	if !f.done {
 		f.done = true
 		close(f.req)
 	}
+	return f.busy
 }
