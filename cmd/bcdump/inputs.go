@@ -100,6 +100,7 @@ type inputRun struct {
 	failed int
 	opened int   // captures that could be opened (even if damaged later)
 	first  error // with one capture: its error, returned at the end
+	done   bool  // set by the caller: the captures left are not read (read -c)
 }
 
 // fail records a capture that failed (opened: it was read up to damage).
@@ -132,6 +133,9 @@ func (r *inputRun) err() error {
 func (r *inputRun) each(ins []input, one func(in input) (opened bool, err error)) error {
 	r.total = len(ins)
 	for _, in := range ins {
+		if r.done {
+			break
+		}
 		if in.err != nil {
 			r.fail(in.err, false)
 			continue

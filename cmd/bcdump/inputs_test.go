@@ -148,3 +148,13 @@ func TestSessionProfileManyFiles(t *testing.T) {
 		}
 	}
 }
+
+// -c ends the run: the captures after the one that reached it are not
+// read, missing ones not reported (30 lines, 2 headers, 1 blank line).
+func TestReadManyFilesCount(t *testing.T) {
+	_, good, _, good2 := manyFiles(t)
+	code, out, errs := runCLI(t, nil, "read", "-c", "30", good, good2, "missing.pcap")
+	if code != 0 || errs != "" || strings.Count(out, "\n") != 30+3 || strings.Count(out, "==>") != 2 {
+		t.Errorf("exit %d err %q, %d lines:\n%s", code, errs, strings.Count(out, "\n"), out)
+	}
+}

@@ -115,11 +115,7 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 	marker, _ := rep.(report.FileMarker)
 	run := &inputRun{s: s, many: many}
 	shown := 0
-	capped := false
 	err = run.each(ins, func(in input) (bool, error) {
-		if capped {
-			return true, nil
-		}
 		if many && marker != nil {
 			if err := marker.StartFile(sourceName(in.name)); err != nil {
 				return true, err
@@ -129,9 +125,9 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 		if o.count > 0 {
 			sel.limit = o.count - shown
 		}
-		n, c, err := readOne(s, in.name, opt, rep, gate, sel)
+		n, capped, err := readOne(s, in.name, opt, rep, gate, sel)
 		shown += n
-		capped = c
+		run.done = capped // -c reached: the rest is not read
 		return !isInputError(err) || n > 0, err
 	})
 	if err != nil {
