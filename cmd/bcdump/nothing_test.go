@@ -133,8 +133,11 @@ func TestReadMovedPort(t *testing.T) {
 		if strings.ReplaceAll(orig, ":22101", ":2300") != got {
 			t.Errorf("%s: -p auto records differ from the original's", src)
 		}
-		// stdin, spooled for the extra pass.
+		// stdin: the hint too, and -p auto spooled for the extra pass.
 		data, _ := os.ReadFile(moved)
+		if _, out, errs := runCLI(t, data, "read", "-"); out != "" || errs != "bcdump: stdin: nothing on the game port 22101, but UDP port 2300 carries BC traffic: add -p 2300 (or -p auto)\n" {
+			t.Errorf("%s on stdin without -p: out %d bytes, err %q", src, len(out), errs)
+		}
 		if _, got, _ := runCLI(t, data, "read", "-F", "json", "-p", "auto", "-"); got != want {
 			t.Errorf("%s: -p auto on stdin differs", src)
 		}

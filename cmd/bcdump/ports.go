@@ -65,26 +65,44 @@ func autoPorts(s *streams, name string, opt dissect.Options) (dissect.Options, *
 	return opt, s, cleanup, nil
 }
 
-// nothingFound prints a hint when a capture had no datagram on the game
-// ports but UDP on others that frames as BC: which ports to give -p.
-func nothingFound(s *streams, name string, r *capture.Reader, opt dissect.Options) {
-	st := r.Stats()
-	if st.Matched > 0 || st.OtherPort == 0 {
+// otherPorts looks for BC traffic on other UDP ports while a capture is
+// decoded, as long as nothing has been seen on the game ports (and for at
+// most maxOtherPorts datagrams): for the hint when nothing is found.
+type otherPorts struct {
+	r   *capture.Reader
+	pf  *dissect.PortFinder
+	fed int
+}
+
+// maxOtherPorts bounds the datagrams on other ports otherPorts examines.
+const maxOtherPorts = 20000
+
+func (o *otherPorts) start(r *capture.Reader, plain bool) {
+	o.r, o.pf = r, dissect.NewPortFinder(plain)
+}
+
+func (o *otherPorts) add(p *capture.Packet) {
+	if o.pf == nil || o.fed >= maxOtherPorts || o.r.Stats().Matched > 0 {
 		return
 	}
-	game := plural(len(opt.Ports), "port", "ports") + " " + portList(opt.Ports)
-	if name == "-" {
-		s.noteOnce("bcdump: stdin: nothing on the game %s, but %d UDP datagrams on other ports: -p auto looks for BC traffic among them",
-			game, st.OtherPort)
+	o.fed++
+	o.pf.Add(p)
+}
+
+// hint prints, when the capture had nothing on the game ports but UDP on
+// others that frames as BC, which ports to give -p.
+func (o *otherPorts) hint(s *streams, name string, r *capture.Reader, ports []uint16) {
+	if r.Stats().Matched > 0 || o.pf == nil {
 		return
 	}
-	found, err := findPorts(name, opt)
-	if err != nil || len(found) == 0 {
+	found := o.pf.Ports(ports)
+	if len(found) == 0 {
 		return
 	}
 	ps := portList(found)
-	s.noteOnce("bcdump: %s: nothing on the game %s, but UDP %s %s carries BC traffic: add -p %s (or -p auto)",
-		name, game, plural(len(found), "port", "ports"), ps, strings.ReplaceAll(ps, ",", " -p "))
+	s.noteOnce("bcdump: %s: nothing on the game %s %s, but UDP %s %s carries BC traffic: add -p %s (or -p auto)",
+		sourceName(name), plural(len(ports), "port", "ports"), portList(ports),
+		plural(len(found), "port", "ports"), ps, strings.ReplaceAll(ps, ",", " -p "))
 }
 
 func plural(n int, one, many string) string {

@@ -212,9 +212,18 @@ func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep repor
 		}
 		defer cleanup()
 	}
-	r, err := openCapture(s, name, opt.Ports)
+	var others *otherPorts
+	copt := capture.Options{Ports: opt.Ports}
+	if !opt.AutoPorts {
+		others = &otherPorts{}
+		copt.OtherPort = others.add
+	}
+	r, err := openCaptureWith(s, name, copt)
 	if err != nil {
 		return nil, false, &inputError{err}
+	}
+	if others != nil {
+		others.start(r, opt.Plain || r.Plaintext())
 	}
 	var fw *capture.Follow
 	defer func() {
@@ -241,8 +250,8 @@ func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep repor
 	if err := sess.Run(context.Background(), src, out); err != nil {
 		return sess, true, asInputError(err, true)
 	}
-	if !opt.AutoPorts {
-		nothingFound(s, name, r, opt)
+	if others != nil {
+		others.hint(s, name, r, opt.Ports)
 	}
 	return sess, true, nil
 }
@@ -302,8 +311,7 @@ func (ss sinks) Tick(now time.Time) error {
 	return nil
 }
 
-func openCapture(s *streams, name string, ports []uint16) (*capture.Reader, error) {
-	opt := capture.Options{Ports: ports}
+func openCaptureWith(s *streams, name string, opt capture.Options) (*capture.Reader, error) {
 	if name == "-" {
 		return capture.NewReader(s.in, "stdin", opt)
 	}

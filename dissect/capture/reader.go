@@ -124,6 +124,9 @@ func (r *Reader) Next(p *Packet) error {
 		}
 		r.classify(p)
 		r.stats.count(p.Kind)
+		if p.Kind == KindOtherPort && r.opt.OtherPort != nil {
+			r.opt.OtherPort(p)
+		}
 		if p.Kind == KindMatched || r.opt.AllFrames {
 			if len(r.frag.given) > 0 {
 				r.held, r.hasHeld = *p, true // after the datagrams given up
