@@ -99,14 +99,7 @@ func stripRaw(jsonl string) string {
 // movedCapture writes the sample with its game port moved to 2300.
 func movedCapture(t *testing.T, src string) string {
 	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pcapedit.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseCapture(t, src)
 	path := filepath.Join(t.TempDir(), "moved-"+filepath.Base(src))
 	if err := os.WriteFile(path, pcapedit.MovePort(f, 22101, 2300).Bytes(), 0o644); err != nil {
 		t.Fatal(err)

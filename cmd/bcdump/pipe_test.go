@@ -13,14 +13,7 @@ import (
 // A tcpdump -U -w - style writer feeds a pipe slowly: each datagram is
 // printed as soon as its record arrives, long before the pipe closes.
 func TestReadPipeIsLive(t *testing.T) {
-	data, err := os.ReadFile(samplePcap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pcapedit.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseSample(t)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
