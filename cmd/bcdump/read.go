@@ -31,6 +31,13 @@ func newReadCmd(s *streams) *cobra.Command {
 		Short: "Decode captures and print every datagram",
 		Long: `Decode one or more captures and print every BC datagram on the game ports.
 
+A directory stands for every capture under it, in name order. With several
+captures each file's records come under a "==> name <==" header (JSON: a
+"file" key); one that cannot be read gets an error line and the others are
+still read (exit 2 at the end). A pipe (tcpdump -U -w - | bcdump read -)
+is shown as it arrives. -p auto finds BC traffic on other ports; --plain
+decodes payloads deciphered already (decrypt -w copies are recognised).
+
 Formats: table (one line per datagram), json (JSON Lines, see README),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).

@@ -32,7 +32,10 @@ and reassembled messages, RTT percentiles and anomalies by code; then the
 game opcodes counted per direction (a retransmitted copy counts once, a
 fragmented message once when reassembled) and the anomaly totals.
 
-Several files are added up; each flow names the file it came from.
+Several files are added up; each flow names the file it came from. A
+directory stands for every capture under it, in name order. A capture that
+cannot be read is reported and listed under "Skipped" (or "Cut off", counted
+up to the damage), the others are summarized, and the exit status is 2.
 Formats: table (text tables), json (one JSON document, see README).
 
 -Y counts only the datagrams and events a display filter selects, and lists
