@@ -62,6 +62,14 @@ func TestDecryptRoundTrip(t *testing.T) {
 		if stripRaw(got) != stripRaw(want) {
 			t.Errorf("%s: records differ from the original's", plain)
 		}
+		// read -w keeps the mark on its annotated copy.
+		ann := plain + ".annotated.pcapng"
+		if code, _, errs := runCLI(t, nil, "read", "-w", ann, plain); code != 0 {
+			t.Fatalf("read -w: %d %q", code, errs)
+		}
+		if _, got, _ := runCLI(t, nil, "read", "-F", "json", ann); stripRaw(got) != stripRaw(want) {
+			t.Errorf("%s: the annotated copy decodes differently", ann)
+		}
 		// Deciphering it again is refused.
 		if code, _, errs := runCLI(t, nil, "decrypt", plain, "-w", plain+".2"); code != exitTrouble || !strings.Contains(errs, "deciphered already") {
 			t.Errorf("decrypt twice: exit %d err %q", code, errs)
