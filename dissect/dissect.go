@@ -24,6 +24,14 @@ type Options struct {
 	// Manifest, when set, names the hashes of checksum messages and is
 	// compared with every checksum response (issue 4: handshake analysis).
 	Manifest *checksum.Manifest
+	// Plain says the game payloads are deciphered already (a capture
+	// written by bcdump decrypt -w, or --plain): they are decoded as they
+	// are.
+	Plain bool
+	// AutoPorts asks the caller (bcdump -p auto) to look for BC traffic on
+	// other UDP ports in each capture first (PortFinder) and add those
+	// ports; the Dissector itself does not read it.
+	AutoPorts bool
 }
 
 // Dissector decodes packets one at a time, in capture order. A Session
@@ -32,6 +40,7 @@ type Options struct {
 type Dissector struct {
 	ports    []uint16
 	manifest *checksum.Manifest
+	plain    bool
 	dg       Datagram
 	first    time.Time
 	started  bool
@@ -52,7 +61,7 @@ func New(opt Options) *Dissector {
 	if len(ports) == 0 {
 		ports = []uint16{DefaultPort}
 	}
-	return &Dissector{ports: ports, manifest: opt.Manifest, maxEvents: MaxHeldEvents,
+	return &Dissector{ports: ports, manifest: opt.Manifest, plain: opt.Plain, maxEvents: MaxHeldEvents,
 		track: transport.NewTracker(transport.DefaultConfig())}
 }
 
@@ -102,7 +111,9 @@ func (d *Dissector) Decode(dg *Datagram, p *capture.Packet) {
 		return
 	}
 	dg.Kind = KindGame
-	cipher.Decrypt(dg.Plain)
+	if !d.plain {
+		cipher.Decrypt(dg.Plain)
+	}
 	transport.DecodeCut(dg.Plain, dg.Missing, &dg.Transport)
 	dg.Anomalies = append(dg.Anomalies, dg.Transport.Anomalies...)
 	decodeMessages(dg)

@@ -32,7 +32,8 @@ import (
 // An Eval is not safe for concurrent use; it does not allocate per record
 // once its scratch space is warm.
 type Eval struct {
-	f *filter.Filter
+	f    *filter.Filter
+	file string // the capture the records come from when a run reads several (SetFile)
 	// slow: some path has no accessor; render the JSON and Match.
 	slow bool
 	buf  []byte
@@ -58,7 +59,7 @@ type Eval struct {
 type topIDs struct {
 	kind, frame, time, src, dst, dir, len, truncated, truncatedBytes,
 	text, gamespy, peerID, msgCount, messages, cut, uncaptured, plainHex,
-	anomalies int
+	anomalies, file int
 }
 
 // payIDs are a payload's keys (appendPayloadKeys) and its fields root.
@@ -97,7 +98,7 @@ func NewEval(f *filter.Filter) *Eval {
 		text: e.id("text"), gamespy: e.id("gamespy"), peerID: e.id("peer_id"),
 		msgCount: e.id("msg_count"), messages: e.id("messages"), cut: e.id("cut"),
 		uncaptured: e.id("uncaptured_msgs"), plainHex: e.id("plain_hex"),
-		anomalies: e.id("anomalies"),
+		anomalies: e.id("anomalies"), file: e.id("file"),
 	}
 	e.id("context") // only on context records, which are never tested
 	e.msg = e.msgIDs("messages")
@@ -126,6 +127,17 @@ func NewEval(f *filter.Filter) *Eval {
 	}
 	e.handled = nil
 	return e
+}
+
+// SetFile makes the records tested from now on carry "file": name, as
+// JSON.StartFile makes the records written carry it ("" for none).
+func (e *Eval) SetFile(name string) { e.file = name }
+
+// withFile adds the file key to a record rendered for Match, as
+// JSON.appendFileKey does.
+func (e *Eval) withFile(rec []byte) []byte {
+	j := JSON{file: e.file}
+	return j.appendFileKey(rec)
 }
 
 // id resolves a path the accessors know.
@@ -185,11 +197,14 @@ func (e *Eval) Filter() *filter.Filter { return e.f }
 // Datagram reports whether d's record matches (appendDatagramJSON).
 func (e *Eval) Datagram(d *dissect.Datagram) bool {
 	if e.slow {
-		e.buf = appendDatagramJSON(e.buf[:0], d, &e.enc)
+		e.buf = e.withFile(appendDatagramJSON(e.buf[:0], d, &e.enc))
 		return e.f.Match(e.buf)
 	}
 	f, t := e.f, &e.top
 	f.Reset()
+	if e.file != "" {
+		e.str(t.file, e.file)
+	}
 	f.Int(t.frame, int64(d.Frame))
 	if t.time >= 0 {
 		e.scratch = appendTimeUTC(e.scratch[:0], d.Time, &e.enc.clock)
@@ -255,10 +270,13 @@ func (e *Eval) Event(ev *dissect.Event) bool {
 		b = appendKey(b, &first, "kind")
 		b = appendStr(b, "event")
 		b = appendEventKeys(b, &first, ev)
-		e.buf = append(b, '}')
+		e.buf = e.withFile(append(b, '}'))
 		return e.f.Match(e.buf)
 	}
 	e.f.Reset()
+	if e.file != "" {
+		e.str(e.top.file, e.file)
+	}
 	e.str(e.top.kind, "event")
 	e.event(&e.ev, ev)
 	return e.f.Result()
@@ -270,10 +288,13 @@ func (e *Eval) Summary(ev *dissect.Event) bool {
 	if e.slow {
 		b := append(e.buf[:0], `{"kind":"summary","anomalies":[`...)
 		b = appendEventJSON(b, ev)
-		e.buf = append(b, "]}"...)
+		e.buf = e.withFile(append(b, "]}"...))
 		return e.f.Match(e.buf)
 	}
 	e.f.Reset()
+	if e.file != "" {
+		e.str(e.top.file, e.file)
+	}
 	e.str(e.top.kind, "summary")
 	e.f.Present(e.top.anomalies)
 	e.event(&e.sum, ev)

@@ -21,6 +21,7 @@ type Hex struct {
 	buf     []byte
 	flush   bool
 	context bool // the next datagram is shown as context (read -C)
+	files   int  // file headers printed (StartFile)
 }
 
 // NewHex returns a hexdump reporter. withCipher adds the enciphered bytes.
@@ -281,3 +282,11 @@ func (h *Hex) Events(ev []dissect.Event) error {
 }
 
 func (h *Hex) markContext(on bool) { h.context = on }
+
+// StartFile prints the "==> name <==" header of the next capture.
+func (h *Hex) StartFile(name string) error {
+	h.buf = appendFileHeader(h.buf[:0], name, h.files == 0)
+	h.files++
+	_, err := h.w.Write(h.buf)
+	return err
+}

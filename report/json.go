@@ -18,7 +18,8 @@ type JSON struct {
 	buf     []byte
 	flush   bool // flush after every line (live capture)
 	enc     jsonCaches
-	context bool // the next datagram is shown as context (read -C)
+	context bool   // the next datagram is shown as context (read -C)
+	file    string // the capture the records come from (StartFile), or ""
 }
 
 // jsonCaches speed up one JSON writer; nil means no caching.
@@ -44,6 +45,7 @@ func (j *JSON) writeRecord(rec []byte) error {
 	if j.context {
 		rec = appendContextKey(rec)
 	}
+	rec = j.appendFileKey(rec)
 	rec = append(rec, '\n')
 	if _, err := j.w.Write(rec); err != nil {
 		return err
@@ -55,6 +57,25 @@ func (j *JSON) writeRecord(rec []byte) error {
 }
 
 func (j *JSON) markContext(on bool) { j.context = on }
+
+// StartFile makes every record that follows carry "file": name; records
+// have no file key until it is called (a run that reads one capture).
+func (j *JSON) StartFile(name string) error {
+	j.file = name
+	return nil
+}
+
+// appendFileKey adds "file": j.file to a rendered object, if set.
+func (j *JSON) appendFileKey(rec []byte) []byte {
+	if j.file == "" || len(rec) < 2 || rec[len(rec)-1] != '}' {
+		return rec
+	}
+	rec = rec[:len(rec)-1]
+	first := false
+	rec = appendKey(rec, &first, "file")
+	rec = appendStr(rec, j.file)
+	return append(rec, '}')
+}
 
 // appendContextKey adds "context":true to a rendered datagram object.
 func appendContextKey(rec []byte) []byte {
@@ -76,7 +97,8 @@ func (j *JSON) Finish(end []dissect.Event) error {
 			}
 			b = appendEventJSON(b, &end[i])
 		}
-		b = append(b, "]}\n"...)
+		b = append(b, "]}"...)
+		b = append(j.appendFileKey(b), '\n')
 		j.buf = b
 		if _, err := j.w.Write(b); err != nil {
 			return err
@@ -94,7 +116,8 @@ func (j *JSON) Events(ev []dissect.Event) error {
 		b = appendKey(b, &first, "kind")
 		b = appendStr(b, "event")
 		b = appendEventKeys(b, &first, &ev[i])
-		b = append(b, "}\n"...)
+		b = append(b, '}')
+		b = append(j.appendFileKey(b), '\n')
 		j.buf = b
 		if _, err := j.w.Write(b); err != nil {
 			return err

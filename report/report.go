@@ -3,6 +3,8 @@
 package report
 
 import (
+	"strconv"
+
 	"github.com/bcdump/bcdump/dissect"
 )
 
@@ -12,4 +14,32 @@ import (
 // also flushes).
 type Reporter interface {
 	dissect.Sink
+}
+
+// FileMarker is implemented by the reporters that can say which capture
+// the records that follow come from, when several are read in one run:
+// the table and hex formats print a "==> name <==" header (like tail and
+// head), JSON adds a "file" key to every record.
+type FileMarker interface {
+	StartFile(name string) error
+}
+
+var (
+	_ FileMarker = (*Table)(nil)
+	_ FileMarker = (*Hex)(nil)
+	_ FileMarker = (*JSON)(nil)
+)
+
+// appendFileHeader appends the "==> name <==" line that starts a file's
+// records, after a blank line unless it is the first.
+func appendFileHeader(b []byte, name string, first bool) []byte {
+	if !first {
+		b = append(b, '\n')
+	}
+	b = append(b, "==> "...)
+	if q := strconv.Quote(name); q[1:len(q)-1] != name {
+		name = q // control bytes in a name cannot drive the terminal
+	}
+	b = append(b, name...)
+	return append(b, " <==\n"...)
 }

@@ -59,6 +59,7 @@ func buildRecordFields() []Field {
 		{"dir", filter.String, dgram, `direction: "c2s" (to the game port) or "s2c"`},
 		{"len", filter.Number, dgram, "UDP payload bytes captured"},
 		{"context", filter.Bool, dgram, "true on a datagram shown only as context of a match (read -C)"},
+		{"file", filter.String, all, "the capture the record comes from; only when one run reads several"},
 		{"truncated", filter.Bool, dgram, "the capture cut the datagram short"},
 		{"truncated_bytes", filter.Number, dgram, "bytes of the UDP payload the capture lacks"},
 		{"text", filter.String, dgram, "GameSpy: the query or reply text"},

@@ -53,12 +53,18 @@ type SelectOptions struct {
 	// OnShow, if set, hears of every datagram shown (read -w collects the
 	// frames).
 	OnShow func(d *dissect.Datagram, context bool)
+	// File is the capture's name when a run reads several: the filter
+	// then sees the "file" key the JSON records carry.
+	File string
 }
 
 // NewSelect returns a Select passing what it selects to out.
 func NewSelect(out dissect.Sink, opt SelectOptions) *Select {
 	s := &Select{out: out, eval: newEval(opt.Filter), limit: opt.Limit, plan: opt.Plan, onShow: opt.OnShow}
 	s.mark, _ = out.(contextMarker)
+	if s.eval != nil {
+		s.eval.SetFile(opt.File)
+	}
 	return s
 }
 
@@ -230,8 +236,12 @@ type planFlow struct {
 
 // NewPlanner returns a first pass for context n around matches of f, up
 // to limit matches (0: no limit).
-func NewPlanner(f *filter.Filter, n, limit int) *Planner {
-	return &Planner{sel: Select{eval: newEval(f), limit: limit}, n: n, flows: map[[2]netip.AddrPort]*planFlow{}}
+func NewPlanner(f *filter.Filter, n, limit int, file string) *Planner {
+	p := &Planner{sel: Select{eval: newEval(f), limit: limit}, n: n, flows: map[[2]netip.AddrPort]*planFlow{}}
+	if p.sel.eval != nil {
+		p.sel.eval.SetFile(file) // see SelectOptions.File
+	}
+	return p
 }
 
 // Plan returns what the pass found.

@@ -34,6 +34,7 @@ import (
 // and opcode byte.
 type Stats struct {
 	sources []string
+	skipped []skippedDoc
 	flows   []statsFlow
 
 	first, last time.Time
@@ -136,6 +137,13 @@ func (s *Stats) AddUnlisted(u map[anomaly.Code]int) {
 	}
 }
 
+// AddSkipped records a capture that could not be read (partly: false) or
+// was read only up to damage (partly: true; its flows are counted), with
+// the reason; the table and JSON list it.
+func (s *Stats) AddSkipped(source, reason string, partly bool) {
+	s.skipped = append(s.skipped, skippedDoc{File: source, Reason: reason, Partly: partly})
+}
+
 // AddFlows records the flows of one capture (source names it).
 func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {
 	s.sources = append(s.sources, source)
@@ -149,6 +157,9 @@ func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {
 // Durations are milliseconds, times RFC 3339 in UTC.
 type statsDoc struct {
 	Sources []string `json:"sources"`
+	// Skipped lists the captures that could not be read, or only up to
+	// damage (partly), with the reason.
+	Skipped []skippedDoc `json:"skipped,omitempty"`
 	// Filter is the display filter (stats -Y): only matching datagrams
 	// and events, and the flows of those datagrams, are counted.
 	Filter    string       `json:"filter,omitempty"`
@@ -224,6 +235,12 @@ type opcodeDoc struct {
 	S2C    uint64 `json:"s2c"`
 }
 
+type skippedDoc struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+	Partly bool   `json:"partly,omitempty"` // read up to the damage; counted so far
+}
+
 type anomalyDoc struct {
 	Code     string `json:"code"`
 	Severity string `json:"severity"`
@@ -236,7 +253,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // doc builds the summary both writers print.
 func (s *Stats) doc() *statsDoc {
-	d := &statsDoc{Sources: slices.Clone(s.sources), Filter: s.filter, Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
+	d := &statsDoc{Sources: slices.Clone(s.sources), Skipped: slices.Clone(s.skipped), Filter: s.filter, Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
 	if d.Sources == nil {
 		d.Sources = []string{}
 	}
@@ -345,6 +362,13 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 	t := &d.Totals
 
 	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	for _, sk := range d.Skipped {
+		what := "Skipped: "
+		if sk.Partly {
+			what = "Cut off: "
+		}
+		fmt.Fprintf(bw, "%s %s\n", what, sk.Reason)
+	}
 	if d.Filter != "" {
 		fmt.Fprintf(bw, "Filter:   %s (only matching datagrams and events, and the flows of those datagrams, are counted)\n", d.Filter)
 	}

@@ -72,6 +72,7 @@ type Table struct {
 	scratch []byte
 	flush   bool
 	context bool // the next datagram is shown as context (read -C)
+	files   int  // file headers printed (StartFile)
 }
 
 // NewTable returns a table reporter. flushEach flushes every line (live).
@@ -253,3 +254,11 @@ func appendQuoteLimited(b []byte, s []byte, max int) []byte {
 }
 
 func (t *Table) markContext(on bool) { t.context = on }
+
+// StartFile prints the "==> name <==" header of the next capture.
+func (t *Table) StartFile(name string) error {
+	t.buf = appendFileHeader(t.buf[:0], name, t.files == 0)
+	t.files++
+	_, err := t.w.Write(t.buf)
+	return err
+}

@@ -116,6 +116,9 @@ func writeAnnotated(s *streams, name, source, out string, flt *filter.Filter, po
 
 // copyFrames writes the selected frames of r to w.
 func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) error {
+	if r.Plaintext() { // the copy is plaintext too
+		shb = capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+	}
 	cw, err := capture.NewAnnotatedWriter(w, r, shb)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect"
 )
 
 func newEncryptCmd(s *streams) *cobra.Command {
@@ -28,7 +29,7 @@ func newEncryptCmd(s *streams) *cobra.Command {
 
 func newDecryptCmd(s *streams) *cobra.Command {
 	var hexIn, out string
-	var portsFlag []uint
+	var portsFlag []string
 	cmd := &cobra.Command{
 		Use:   "decrypt (--hex HEX | IN -w OUT)",
 		Short: "Decipher one datagram given in hex, or a whole capture for Wireshark",
@@ -42,9 +43,19 @@ deciphered payloads (UDP checksums fixed), for Wireshark users.`,
 				return cryptHex(s, hexIn, cipher.Decrypt)
 			case hexIn == "" && len(args) == 1 && out != "":
 				o := decodeFlags{ports: portsFlag}
-				ports, err := o.gamePorts()
+				ports, auto, err := o.gamePorts()
 				if err != nil {
 					return err
+				}
+				if auto {
+					if args[0] == "-" {
+						return errors.New("-p auto reads the capture twice; give a file, not stdin")
+					}
+					found, err := findPorts(args[0], dissect.Options{Ports: ports})
+					if err != nil {
+						return err
+					}
+					ports = append(ports, found...)
 				}
 				return decryptCapture(s, args[0], out, ports)
 			}
@@ -53,7 +64,7 @@ deciphered payloads (UDP checksums fixed), for Wireshark users.`,
 	}
 	cmd.Flags().StringVar(&hexIn, "hex", "", "a datagram in hex (any case, spaces allowed)")
 	cmd.Flags().StringVarP(&out, "write", "w", "", "write the deciphered capture to this file")
-	cmd.Flags().UintSliceVarP(&portsFlag, "port", "p", nil, "additional game port (repeatable)")
+	cmd.Flags().StringSliceVarP(&portsFlag, "port", "p", nil, `additional game port (repeatable); "auto" looks for BC traffic on other ports`)
 	return cmd
 }
 

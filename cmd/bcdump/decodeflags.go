@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -13,36 +14,45 @@ import (
 // decodeFlags are the options every command that decodes traffic shares
 // (read, stats, live), so they spell and behave the same everywhere.
 type decodeFlags struct {
-	ports    []uint
+	ports    []string
 	manifest string
 	failOn   string
+	plain    bool
 }
 
 func (o *decodeFlags) register(f *pflag.FlagSet) {
-	f.UintSliceVarP(&o.ports, "port", "p", nil, "additional game port (repeatable); 22101 is always included")
+	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
+	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred")
 }
 
-func (o *decodeFlags) gamePorts() ([]uint16, error) {
-	ports := []uint16{dissect.DefaultPort}
-	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return nil, fmt.Errorf("--port %d is not a UDP port", p)
+// gamePorts parses -p: port numbers, and "auto" (reported by auto).
+func (o *decodeFlags) gamePorts() (ports []uint16, auto bool, err error) {
+	ports = []uint16{dissect.DefaultPort}
+	for _, s := range o.ports {
+		if s == "auto" {
+			auto = true
+			continue
+		}
+		p, err := strconv.ParseUint(s, 10, 16)
+		if err != nil || p == 0 {
+			return nil, false, fmt.Errorf("--port %s is not a UDP port (1-65535) or auto", s)
 		}
 		ports = append(ports, uint16(p))
 	}
-	return ports, nil
+	return ports, auto, nil
 }
 
 // options validates the flags and loads the manifest.
 func (o *decodeFlags) options() (dissect.Options, error) {
 	var opt dissect.Options
-	ports, err := o.gamePorts()
+	ports, auto, err := o.gamePorts()
 	if err != nil {
 		return opt, err
 	}
-	opt.Ports = ports
+	opt.Ports, opt.AutoPorts = ports, auto
+	opt.Plain = o.plain
 	if o.manifest != "" {
 		m, err := checksum.LoadFile(o.manifest)
 		if err != nil {

@@ -28,12 +28,15 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 		return err
 	}
 	defer r.Close()
+	if r.Plaintext() {
+		return fmt.Errorf("%s is marked as written by decrypt -w: its game payloads are deciphered already", r.Name())
+	}
 	f, err := os.Create(out)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	w, err := capture.NewWriterFor(bw, r)
+	w, err := capture.NewPlaintextWriterFor(bw, r)
 	if err != nil {
 		f.Close()
 		return err

@@ -42,9 +42,12 @@ datagram is flushed at once, so "bcdump live -i eth0 -F json | jq" works.
 
 Linux only (AF_PACKET, no libpcap); needs root or CAP_NET_RAW. A kernel
 filter passes only UDP to or from the game ports, so other traffic costs
-nothing. Ctrl-C (or SIGTERM), -c or --duration stops the capture: the
-pending output is written, then a stats summary and the packets the kernel
-dropped go to stderr. On a terminal, stderr shows a status line meanwhile.
+nothing. Ctrl-C (SIGINT), SIGTERM, SIGHUP, a reader of stdout going away
+(SIGPIPE, as with | head), -c or --duration stops the capture: the -w file
+is completed and closed, the pending output is written, then a stats
+summary and the packets the kernel dropped go to stderr, exit 0. An error
+(writing the -w file or stdout) also stops it: the count of what was
+captured, then the error as the last line, exit 2. On a terminal, stderr shows a status line meanwhile.
 
 -Y shows only the datagrams and events a display filter selects (bcdump
 fields lists the fields); -c then counts those. The filter changes only
@@ -117,8 +120,12 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 		in = out
 	}
 
-	// Stop requests are caught before the banner says capture is on.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// Stop requests are caught before the banner says capture is on. A
+	// reader of stdout that goes away (| head) is one too: with SIGPIPE
+	// caught, the write fails with EPIPE instead of killing the process
+	// before the -w file is closed. SIGHUP (the terminal or ssh session
+	// closed) stops it the same way.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
 	if o.duration > 0 {
 		var cancel context.CancelFunc
@@ -213,21 +220,35 @@ func finishLive(s *streams, pal report.Palette, src *capture.Live, out *liveWrit
 	st.AddUnlisted(sess.Unlisted())
 	cs := src.Stats()
 	src.Close()
+	if errors.Is(runErr, syscall.EPIPE) {
+		// stdout's reader went away (| head): a stop request, not a
+		// failure; the summary still goes to stderr.
+		runErr = nil
+	}
 	errs := []error{runErr}
 	if out != nil {
 		errs = append(errs, out.close())
 	}
-	if err := st.WriteTable(s.err, pal); err != nil {
-		// The datagrams are all out; a summary that cannot be made is
-		// worth a line, not the exit status.
-		fmt.Fprintf(s.err, "bcdump: stats summary: %v\n", err)
+	var failed error
+	for _, err := range errs {
+		if err != nil {
+			failed = err
+			break
+		}
+	}
+	// After an error the tables are left out: the count of what was
+	// captured, then the error, printed last by the caller, alone.
+	if failed == nil {
+		if err := st.WriteTable(s.err, pal); err != nil {
+			// The datagrams are all out; a summary that cannot be made is
+			// worth a line, not the exit status.
+			fmt.Fprintf(s.err, "bcdump: stats summary: %v\n", err)
+		}
 	}
 	fmt.Fprintf(s.err, "bcdump: %d datagrams in %d frames captured on %s, %d dropped by the kernel\n",
 		printed, cs.Frames, src.Name(), cs.Drops)
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if failed != nil {
+		return failed
 	}
 	return gate.err()
 }

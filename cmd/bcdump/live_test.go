@@ -71,20 +71,26 @@ func startLive(t *testing.T, args ...string) *liveCLI {
 	t.Helper()
 	c := &liveCLI{done: make(chan int, 1)}
 	go func() { c.done <- run(append([]string{"live"}, args...), nil, &c.out, &c.err) }()
-	// Traffic sent before the socket is up would be missed.
+	waitCapturing(t, &c.err, c.done)
+	return c
+}
+
+// waitCapturing waits for live's start line on stderr: traffic sent
+// before the socket is up would be missed. done reports an early exit.
+func waitCapturing(t *testing.T, stderr *syncBuffer, done <-chan int) {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(c.err.String(), "capturing on") {
+	for !strings.Contains(stderr.String(), "capturing on") {
 		select {
-		case code := <-c.done:
-			t.Fatalf("live exited %d before capturing: %s", code, c.err.String())
+		case code := <-done:
+			t.Fatalf("live exited %d before capturing: %s", code, stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("live did not start: %q", c.err.String())
+			t.Fatalf("live did not start: %q", stderr.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return c
 }
 
 func (c *liveCLI) wait(t *testing.T) int {

@@ -66,15 +66,16 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 		return err
 	}
 	p := profile.New(popt)
-	var readErr error
-	for _, name := range files {
-		var opened bool
-		if opened, readErr = profileOne(s, name, opt, p, flt, gate); readErr != nil {
-			if !opened {
-				return readErr
-			}
-			break
-		}
+	ins, many := expandInputs(files)
+	run := &inputRun{s: s, many: many}
+	err = run.each(ins, func(in input) (bool, error) {
+		return profileOne(s, in.name, opt, p, flt, gate)
+	})
+	if err != nil {
+		return err
+	}
+	if run.opened == 0 {
+		return run.err() // nothing to tell
 	}
 	doc := p.Doc(o.perFlow)
 	if o.format == "json" {
@@ -82,10 +83,10 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 	} else {
 		err = doc.WriteTable(s.out)
 	}
-	if readErr != nil {
-		return readErr
-	}
 	if err != nil {
+		return err
+	}
+	if err := run.err(); err != nil {
 		return err
 	}
 	return gate.err()

@@ -31,6 +31,13 @@ func newReadCmd(s *streams) *cobra.Command {
 		Short: "Decode captures and print every datagram",
 		Long: `Decode one or more captures and print every BC datagram on the game ports.
 
+A directory stands for every capture under it, in name order. With several
+captures each file's records come under a "==> name <==" header (JSON: a
+"file" key); one that cannot be read gets an error line and the others are
+still read (exit 2 at the end). A pipe (tcpdump -U -w - | bcdump read -)
+is shown as it arrives. -p auto finds BC traffic on other ports; --plain
+decodes payloads deciphered already (decrypt -w copies are recognised).
+
 Formats: table (one line per datagram), json (JSON Lines, see README),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).
@@ -95,9 +102,6 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 	if o.count < 0 || o.context < 0 {
 		return fmt.Errorf("-c and -C cannot be negative")
 	}
-	if o.write != "" && len(files) > 1 {
-		return fmt.Errorf("-w takes one capture, not %d", len(files))
-	}
 	if o.write == "-" && formatGiven {
 		return fmt.Errorf("-w - writes the capture to stdout; --format has nowhere to go")
 	}
@@ -105,26 +109,42 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 	if err != nil {
 		return err
 	}
+	ins, many := expandInputs(files)
 	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	if o.write == "" || formatGiven {
-		if rep, err = newReporter(s, o.format, o.color, o.cipher, false); err != nil {
+		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
 	}
+	if o.write != "" && many {
+		return fmt.Errorf("-w takes one capture, not %d", len(ins))
+	}
+	marker, _ := rep.(report.FileMarker)
+	run := &inputRun{s: s, many: many}
 	shown := 0
-	for _, name := range files {
+	err = run.each(ins, func(in input) (bool, error) {
+		if many && marker != nil {
+			if err := marker.StartFile(sourceName(in.name)); err != nil {
+				return true, err
+			}
+		}
 		sel := readSelection{filter: flt, context: o.context, write: o.write}
+		if many {
+			sel.file = sourceName(in.name)
+		}
 		if o.count > 0 {
 			sel.limit = o.count - shown
 		}
-		n, capped, err := readOne(s, name, opt, rep, gate, sel)
+		n, capped, err := readOne(s, in.name, opt, rep, gate, sel)
 		shown += n
-		if err != nil {
-			return err
-		}
-		if capped {
-			break
-		}
+		run.done = capped // -c reached: the rest is not read
+		return !isInputError(err) || n > 0, err
+	})
+	if err != nil {
+		return err
+	}
+	if err := run.err(); err != nil {
+		return err
 	}
 	return gate.err()
 }
@@ -136,6 +156,7 @@ type readSelection struct {
 	limit   int
 	context int
 	write   string
+	file    string // the capture's name when the run reads several
 }
 
 // readOne decodes one capture and shows what sel selects. Everything
@@ -155,9 +176,9 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		defer cleanup()
 		name = local
 	}
-	so := report.SelectOptions{Filter: sel.filter, Limit: sel.limit}
+	so := report.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
 	if sel.context > 0 {
-		p := report.NewPlanner(sel.filter, sel.context, sel.limit)
+		p := report.NewPlanner(sel.filter, sel.context, sel.limit, sel.file)
 		if _, _, err := decodeCapture(s, name, opt, p, nil); err != nil {
 			return 0, false, err
 		}
@@ -171,7 +192,8 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		sinks = append(sinks, ann)
 	}
 	sl := report.NewSelect(rep, so)
-	_, _, err = decodeCapture(s, name, opt, append(sinks, sl), gate)
+	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
+	_, _, err = decodeCaptureFollow(s, name, opt, append(sinks, sl), gate, follow)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
 	}
@@ -183,11 +205,43 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 // flows). Everything before a broken record reaches rep before the error
 // is returned; opened is false when the capture could not be opened.
 func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
-	r, err := openCapture(s, name, opt.Ports)
-	if err != nil {
-		return nil, false, err
+	return decodeCaptureFollow(s, name, opt, rep, gate, false)
+}
+
+// followTick is how long a followed capture (a pipe) may be quiet before
+// capture time moves on without a packet, so timeouts still fire.
+const followTick = 200 * time.Millisecond
+
+// decodeCaptureFollow is decodeCapture; with follow, the capture is a pipe
+// fed as it is taken: it is read like a live capture (capture.Follow), so
+// events are handed out as found, on a quiet wire too.
+func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, follow bool) (sess *dissect.Session, opened bool, err error) {
+	if opt.AutoPorts {
+		var cleanup func()
+		if opt, s, cleanup, err = autoPorts(s, name, opt); err != nil {
+			return nil, false, err
+		}
+		defer cleanup()
 	}
-	defer r.Close()
+	var others *otherPorts
+	copt := capture.Options{Ports: opt.Ports}
+	if !opt.AutoPorts {
+		others = &otherPorts{}
+		copt.OtherPort = others.add
+	}
+	r, err := openCaptureWith(s, name, copt)
+	if err != nil {
+		return nil, false, &inputError{err}
+	}
+	if others != nil {
+		others.start(r, opt.Plain || r.Plaintext())
+	}
+	var fw *capture.Follow
+	defer func() {
+		if fw == nil || !fw.Close() { // a read in progress owns r until it ends
+			r.Close()
+		}
+	}()
 	var out sinks
 	_, total := r.Progress()
 	if p := newProgress(s, r.Name(), total); p != nil {
@@ -195,8 +249,22 @@ func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Repo
 	}
 	out = out.withGate(gate)
 	out = append(out, rep)
-	sess = dissect.NewSession(dissect.SessionOptions{Options: opt})
-	return sess, true, sess.Run(context.Background(), r, out)
+	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
+	so := dissect.SessionOptions{Options: opt}
+	var src capture.Source = r
+	if follow {
+		fw = capture.NewFollow(r, followTick)
+		src = fw
+		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, fw.Now
+	}
+	sess = dissect.NewSession(so)
+	if err := sess.Run(context.Background(), src, out); err != nil {
+		return sess, true, asInputError(err, true)
+	}
+	if others != nil {
+		others.hint(s, name, r, opt.Ports)
+	}
+	return sess, true, nil
 }
 
 // sinks hands what a Session decodes to several sinks, in order. A
@@ -254,8 +322,7 @@ func (ss sinks) Tick(now time.Time) error {
 	return nil
 }
 
-func openCapture(s *streams, name string, ports []uint16) (*capture.Reader, error) {
-	opt := capture.Options{Ports: ports}
+func openCaptureWith(s *streams, name string, opt capture.Options) (*capture.Reader, error) {
 	if name == "-" {
 		return capture.NewReader(s.in, "stdin", opt)
 	}

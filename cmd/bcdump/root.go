@@ -29,6 +29,21 @@ func (e *findingError) Error() string { return e.msg }
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	said     map[string]bool // notes already printed (noteOnce)
+}
+
+// noteOnce prints a note on stderr unless this run printed it already (a
+// capture read twice, as read -C does, would say it twice).
+func (s *streams) noteOnce(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if s.said[msg] {
+		return
+	}
+	if s.said == nil {
+		s.said = map[string]bool{}
+	}
+	s.said[msg] = true
+	fmt.Fprintln(s.err, msg)
 }
 
 func run(args []string, in io.Reader, out, errw io.Writer) int {

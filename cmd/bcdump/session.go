@@ -56,25 +56,27 @@ func runSession(s *streams, o *sessionOptions, files []string) error {
 		return err
 	}
 	an := story.New()
-	var readErr error
-	for _, name := range files {
-		var opened bool
-		if _, opened, readErr = decodeCapture(s, name, opt, selected(an, flt), gate); readErr != nil {
-			if !opened {
-				return readErr
-			}
-			break // tell the story up to the break, then fail (like stats)
-		}
+	ins, many := expandInputs(files)
+	run := &inputRun{s: s, many: many}
+	err = run.each(ins, func(in input) (bool, error) {
+		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)
+		return opened, err
+	})
+	if err != nil {
+		return err
+	}
+	if run.opened == 0 {
+		return run.err() // nothing to tell
 	}
 	if o.format == "json" {
 		err = an.WriteJSON(s.out)
 	} else {
 		err = an.WriteTable(s.out)
 	}
-	if readErr != nil {
-		return readErr
-	}
 	if err != nil {
+		return err
+	}
+	if err := run.err(); err != nil {
 		return err
 	}
 	return gate.err()

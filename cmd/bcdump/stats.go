@@ -32,7 +32,10 @@ and reassembled messages, RTT percentiles and anomalies by code; then the
 game opcodes counted per direction (a retransmitted copy counts once, a
 fragmented message once when reassembled) and the anomaly totals.
 
-Several files are added up; each flow names the file it came from.
+Several files are added up; each flow names the file it came from. A
+directory stands for every capture under it, in name order. A capture that
+cannot be read is reported and listed under "Skipped" (or "Cut off", counted
+up to the damage), the others are summarized, and the exit status is 2.
 Formats: table (text tables), json (one JSON document, see README).
 
 -Y counts only the datagrams and events a display filter selects, and lists
@@ -69,25 +72,35 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
-	var readErr error
-	for _, name := range files {
-		var opened bool
-		if opened, readErr = statsOne(s, name, opt, st, gate, flt); readErr != nil {
-			if !opened {
-				return readErr // nothing to summarize that the user asked for
-			}
-			break
+	ins, many := expandInputs(files)
+	run := &inputRun{s: s, many: many}
+	err = run.each(ins, func(in input) (bool, error) {
+		opened, err := statsOne(s, in.name, opt, st, gate, flt)
+		if many && err != nil && isInputError(err) {
+			st.AddSkipped(sourceName(in.name), err.Error(), opened)
 		}
+		return opened, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if many && in.err != nil {
+			st.AddSkipped(in.name, in.err.Error(), false)
+		}
+	}
+	if run.opened == 0 {
+		return run.err() // nothing to summarize
 	}
 	if o.format == "json" {
 		err = st.WriteJSON(s.out)
 	} else {
 		err = st.WriteTable(s.out, report.NewPalette(on))
 	}
-	if readErr != nil {
-		return readErr
-	}
 	if err != nil {
+		return err
+	}
+	if err := run.err(); err != nil {
 		return err
 	}
 	return gate.err()

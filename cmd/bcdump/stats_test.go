@@ -11,7 +11,12 @@ import (
 // statsDoc is the part of the stats JSON the command tests look at.
 type statsDoc struct {
 	Sources []string `json:"sources"`
-	Totals  struct {
+	Skipped []struct {
+		File   string `json:"file"`
+		Reason string `json:"reason"`
+		Partly bool   `json:"partly"`
+	} `json:"skipped"`
+	Totals struct {
 		Flows         int `json:"flows"`
 		Anomalies     int `json:"anomalies"`
 		GameDatagrams struct {
@@ -122,8 +127,8 @@ func TestStatsSeveralFiles(t *testing.T) {
 	}
 }
 
-// A capture cut mid-record is summarized up to the cut, then the error
-// names the file: exit 2.
+// A capture cut mid-record is summarized up to the cut and the next one
+// is read too; the error names the file, the summary lists it: exit 2.
 func TestStatsTruncatedCapture(t *testing.T) {
 	data, err := os.ReadFile(samplePcap)
 	if err != nil {
@@ -133,13 +138,20 @@ func TestStatsTruncatedCapture(t *testing.T) {
 	if err := os.WriteFile(path, data[:len(data)-10], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	_, whole, _ := runCLI(t, nil, "stats", "-F", "json", samplePcap)
+	w := parseStats(t, whole)
 	code, out, errs := runCLI(t, nil, "stats", "-F", "json", path, samplePcap)
-	if code != exitTrouble || !strings.Contains(errs, "cut.pcap") {
+	if code != exitTrouble || !strings.Contains(errs, "cut.pcap: frame 27") {
 		t.Fatalf("code %d err %q", code, errs)
 	}
 	d := parseStats(t, out)
-	if len(d.Sources) != 1 || d.Totals.GameDatagrams.C2S+d.Totals.GameDatagrams.S2C != 24 {
-		t.Errorf("summary of the cut capture: sources %v, totals %+v", d.Sources, d.Totals)
+	got := d.Totals.GameDatagrams.C2S + d.Totals.GameDatagrams.S2C
+	want := 24 + w.Totals.GameDatagrams.C2S + w.Totals.GameDatagrams.S2C
+	if len(d.Sources) != 2 || got != want {
+		t.Errorf("summary: sources %v, %d game datagrams, want 2 sources and %d", d.Sources, got, want)
+	}
+	if len(d.Skipped) != 1 || d.Skipped[0].File != path || !d.Skipped[0].Partly {
+		t.Errorf("skipped %+v, want the cut capture, read partly", d.Skipped)
 	}
 }
 

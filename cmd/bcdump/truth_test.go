@@ -21,7 +21,13 @@ import (
 
 func parseSample(t *testing.T) *pcapedit.File {
 	t.Helper()
-	b, err := os.ReadFile(samplePcap)
+	return parseCapture(t, samplePcap)
+}
+
+// parseCapture reads a capture for pcapedit.
+func parseCapture(t *testing.T, path string) *pcapedit.File {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // ErrNotCapture is wrapped by Open and NewReader when the input starts with
@@ -27,6 +30,37 @@ func (e *FrameError) Error() string {
 }
 
 func (e *FrameError) Unwrap() error { return e.Err }
+
+// LinkTypeError ends a capture none of whose frames could be decoded
+// because of their link type (Frames of them; none in a pcap file whose
+// header names the link type).
+type LinkTypeError struct {
+	File     string
+	LinkType layers.LinkType
+	Frames   int
+}
+
+func (e *LinkTypeError) Error() string {
+	frames := ""
+	switch {
+	case e.Frames == 1:
+		frames = "; its one frame has it"
+	case e.Frames > 1:
+		frames = fmt.Sprintf("; all %d frames have it", e.Frames)
+	}
+	return fmt.Sprintf("%s: link type %s (%d) is not supported "+
+		"(bcdump reads Ethernet, Linux cooked SLL and SLL2, raw IP and BSD loopback)%s",
+		e.File, linkTypeName(e.LinkType), int(e.LinkType), frames)
+}
+
+// linkTypeName is gopacket's name of a link type, or "unknown".
+func linkTypeName(lt layers.LinkType) string {
+	s := lt.String()
+	if strings.HasPrefix(s, "UnknownLinkType") {
+		return "unknown"
+	}
+	return s
+}
 
 // Limits on lengths taken from the file. They are checked before a byte is
 // buffered, so memory stays bounded whatever the input claims.

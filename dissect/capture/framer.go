@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // pcapng block types the framer knows (pcapng spec, section 4 and appendix).
@@ -54,6 +55,8 @@ type framer struct {
 	snap0    uint32 // snap length of interface 0 (simple packet blocks)
 	linkType uint16 // link type of the first interface, for Reader.LinkType
 	haveLink bool
+	// plainMark: the pcap file header carries PlainMarkPcap (sigfigs).
+	plainMark bool
 
 	// pcap records whose captured length exceeded their original length:
 	// served with the original length raised (pcapgo rejects them), noted
@@ -147,6 +150,7 @@ func (f *framer) nextRecord() error {
 			f.order = binary.BigEndian
 		}
 		f.linkType, f.haveLink = uint16(f.order.Uint32(f.buf[20:24])), true
+		f.plainMark = string(f.buf[12:16]) == PlainMarkPcap
 		f.started = true
 		return nil
 	}
@@ -260,7 +264,7 @@ func (f *framer) readBody(typ uint32, length int) (bool, error) {
 		if err := f.fill(12, false); err != nil { // version, section length
 			return false, err
 		}
-		if err := f.skipTo(length); err != nil {
+		if err := f.sectionOptions(length); err != nil {
 			return false, err
 		}
 		f.started, f.nIfaces = true, 0
@@ -349,6 +353,39 @@ func (f *framer) skipTo(length int) error {
 	if got := f.order.Uint32(f.trailer[:]); got != uint32(length) {
 		return fmt.Errorf("pcapng block type %#x: length %d does not match trailing length %d", f.order.Uint32(f.buf[0:4]), length, got)
 	}
+	return nil
+}
+
+// maxSHBOptions bounds the section header options read for the plaintext
+// mark; a larger section header's options are skipped unread.
+const maxSHBOptions = 64 << 10
+
+// sectionOptions reads the rest of a section header block up to and with
+// its trailer, noting whether a comment carries PlainMarkPcapng, and leaves
+// the block without options in buf.
+func (f *framer) sectionOptions(length int) error {
+	head := len(f.buf)
+	if length-head > maxSHBOptions {
+		return f.skipTo(length)
+	}
+	if err := f.fill(length-head, false); err != nil {
+		return err
+	}
+	if err := f.checkTrailer(length); err != nil {
+		return err
+	}
+	end := length - 4
+	for r := head; r+4 <= end; {
+		code, n := f.order.Uint16(f.buf[r:]), int(f.order.Uint16(f.buf[r+2:]))
+		if code == 0 || r+4+n > end {
+			break
+		}
+		if code == 1 && strings.Contains(string(f.buf[r+4:r+4+n]), PlainMarkPcapng) {
+			f.plainMark = true
+		}
+		r += 4 + pad4(n)
+	}
+	f.buf = f.buf[:head]
 	return nil
 }
 

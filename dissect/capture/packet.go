@@ -20,6 +20,11 @@ type Options struct {
 	// so that a caller can copy a whole capture (decrypt -w). Frames that do
 	// not match carry a Kind other than KindMatched.
 	AllFrames bool
+	// OtherPort, when set, sees every UDP datagram on no selected port
+	// before it is skipped (p is valid only during the call), so a caller
+	// can look for BC traffic on other ports in the same pass. It runs on
+	// the goroutine calling Next.
+	OtherPort func(p *Packet)
 }
 
 // Kind says what a frame turned out to be. Every frame gets exactly one kind,

@@ -32,7 +32,10 @@ type Reader struct {
 	dec   decoder
 	frame int
 	stats Stats
-	err   error // sticky: io.EOF or a *FrameError
+	// unsupported is the link type of the last frame that had one not
+	// decoded here (LinkTypeError).
+	unsupported layers.LinkType
+	err         error // sticky: io.EOF, a *FrameError or a *LinkTypeError
 
 	frag    defrag // IP reassembly (not with AllFrames)
 	held    Packet // read, but returned after the datagrams frag gave up
@@ -79,6 +82,9 @@ func (r *Reader) Next(p *Packet) error {
 		data, ci, err := r.read()
 		if err != nil {
 			r.err = r.frameError(err)
+			if r.err == io.EOF && !r.opt.AllFrames { // a copy has frames to show
+				r.err = r.linkTypeError()
+			}
 			r.frag.expire(time.Time{}) // the end: what is pending is lost
 			continue
 		}
@@ -99,6 +105,9 @@ func (r *Reader) Next(p *Packet) error {
 		p.CaptureInfo = ci
 		p.section = r.section
 		p.Kind = r.dec.decode(p, lt, data)
+		if p.Kind == KindUnsupported {
+			r.unsupported = lt
+		}
 		if p.LenExcess() > 0 {
 			r.stats.LenExcess++
 		}
@@ -115,6 +124,9 @@ func (r *Reader) Next(p *Packet) error {
 		}
 		r.classify(p)
 		r.stats.count(p.Kind)
+		if p.Kind == KindOtherPort && r.opt.OtherPort != nil {
+			r.opt.OtherPort(p)
+		}
 		if p.Kind == KindMatched || r.opt.AllFrames {
 			if len(r.frag.given) > 0 {
 				r.held, r.hasHeld = *p, true // after the datagrams given up
@@ -124,6 +136,22 @@ func (r *Reader) Next(p *Packet) error {
 			return nil
 		}
 	}
+}
+
+// linkTypeError is the error a capture ends with when bcdump could decode
+// none of it because of its link type: every frame had an unsupported one,
+// or a pcap file of one has no frames. Otherwise it is io.EOF. With
+// AllFrames every frame is returned, so the end is io.EOF.
+func (r *Reader) linkTypeError() error {
+	if r.stats.Frames > 0 && r.stats.Unsupported == r.stats.Frames {
+		return &LinkTypeError{File: r.name, LinkType: r.unsupported, Frames: r.stats.Frames}
+	}
+	if r.stats.Frames == 0 && r.pcap != nil {
+		if _, _, k := r.dec.parserFor(r.pcap.LinkType(), nil); k == KindUnsupported {
+			return &LinkTypeError{File: r.name, LinkType: r.pcap.LinkType()}
+		}
+	}
+	return io.EOF
 }
 
 // takeLost hands the notes of datagrams given up before p to p.
@@ -271,6 +299,13 @@ func (r *Reader) Name() string { return r.name }
 
 // Format is "pcap" or "pcapng".
 func (r *Reader) Format() string { return r.format }
+
+// Plaintext reports whether the capture carries bcdump's plaintext mark
+// (written by bcdump decrypt -w; see PlainMarkPcap): its game payloads are
+// deciphered already.
+func (r *Reader) Plaintext() bool {
+	return r.fr.plainMark
+}
 
 // Compressed reports whether the input was gzip-compressed.
 func (r *Reader) Compressed() bool { return r.compressed }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"time"
@@ -30,6 +31,7 @@ type Writer struct {
 	ifaces   map[ifaceKey]int
 	src      *Reader
 	comment  string // pcapng section header comment
+	plain    bool   // mark the file as deciphered (pcap: PlainMarkPcap)
 }
 
 // ifaceKey identifies an input interface; section -1 is WritePacket's.
@@ -42,6 +44,29 @@ type ifaceKey struct {
 // frames have the given link type, as for a live capture.
 func NewWriter(w io.Writer, format string, linkType layers.LinkType) (*Writer, error) {
 	return newWriter(w, format, linkType, MaxFrameLen, false, nil)
+}
+
+// Captures whose game payloads bcdump decrypt -w deciphered are marked, so
+// that bcdump reads them back as plaintext (Reader.Plaintext):
+//
+//   - pcap: the file header's sigfigs field (bytes 12-15, which every
+//     writer sets to 0 and every reader ignores) holds the 4 bytes "BCpt";
+//   - pcapng: the section header's comment contains PlainMarkPcapng.
+const (
+	PlainMarkPcap   = "BCpt"
+	PlainMarkPcapng = "bcdump-plaintext"
+)
+
+// NewPlaintextWriterFor is NewWriterFor for a copy whose game payloads are
+// deciphered: the file carries the plaintext mark.
+func NewPlaintextWriterFor(w io.Writer, r *Reader) (*Writer, error) {
+	snap := r.Snaplen()
+	if snap == 0 {
+		snap = MaxFrameLen
+	}
+	wr := &Writer{format: r.Format(), linkType: r.LinkType(), out: w, src: r, plain: true,
+		comment: PlainMarkPcapng + ": the game payloads on the game ports were deciphered by bcdump decrypt -w"}
+	return wr, wr.start(snap, r.Nanosecond())
 }
 
 // NewWriterFor starts a file of the same kind as r reads: the same container,
@@ -74,23 +99,43 @@ func NewAnnotatedWriter(w io.Writer, r *Reader, comment string) (*Writer, error)
 
 func newWriter(w io.Writer, format string, lt layers.LinkType, snap uint32, nanos bool, src *Reader) (*Writer, error) {
 	wr := &Writer{format: format, linkType: lt, out: w, src: src}
-	switch format {
+	return wr, wr.start(snap, nanos)
+}
+
+// start writes a pcap file header (with the plaintext mark if w.plain);
+// pcapng starts with the first frame or Flush.
+func (w *Writer) start(snap uint32, nanos bool) error {
+	switch w.format {
 	case "pcap":
-		wr.bw = bufio.NewWriterSize(w, bufSize)
+		w.bw = bufio.NewWriterSize(w.out, bufSize)
+		// pcapgo's writer keeps no state past the header: write the
+		// header to a buffer, mark it, then write frames straight on.
+		var hdr bytes.Buffer
+		pw := pcapgo.NewWriter(&hdr)
 		if nanos {
-			wr.pw = pcapgo.NewWriterNanos(wr.bw)
-		} else {
-			wr.pw = pcapgo.NewWriter(wr.bw)
+			pw = pcapgo.NewWriterNanos(&hdr)
 		}
-		if err := wr.pw.WriteFileHeader(snap, lt); err != nil {
-			return nil, err
+		if err := pw.WriteFileHeader(snap, w.linkType); err != nil {
+			return err
+		}
+		b := hdr.Bytes()
+		if w.plain && len(b) >= 16 {
+			copy(b[12:16], PlainMarkPcap)
+		}
+		if _, err := w.bw.Write(b); err != nil {
+			return err
+		}
+		if nanos {
+			w.pw = pcapgo.NewWriterNanos(w.bw)
+		} else {
+			w.pw = pcapgo.NewWriter(w.bw)
 		}
 	case "pcapng":
-		wr.ifaces = make(map[ifaceKey]int)
+		w.ifaces = make(map[ifaceKey]int)
 	default:
-		return nil, fmt.Errorf("capture: unknown output format %q (want pcap or pcapng)", format)
+		return fmt.Errorf("capture: unknown output format %q (want pcap or pcapng)", w.format)
 	}
-	return wr, nil
+	return nil
 }
 
 // Write writes p.Data, which may have been modified in place (keep its

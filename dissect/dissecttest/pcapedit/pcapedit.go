@@ -274,3 +274,37 @@ func sum16(s uint16, b []byte) uint16 {
 	}
 	return uint16(x)
 }
+
+// MovePort moves the UDP traffic on port from to port to, as if the game
+// had been hosted there: every IPv4 UDP source or destination port equal to
+// from is rewritten, the UDP checksum updated incrementally (RFC 1624).
+// IP fragments after the first carry no ports and are left alone.
+func MovePort(f *File, from, to uint16) *File {
+	out := &File{Header: f.Header}
+	for _, r := range f.Records {
+		r.Data = append([]byte(nil), r.Data...)
+		d := r.Data
+		if len(d) >= ethLen+ip4Len && binary.BigEndian.Uint16(d[12:]) == 0x0800 && d[ethLen+9] == 17 &&
+			binary.BigEndian.Uint16(d[ethLen+6:])&0x1FFF == 0 {
+			u := ethLen + int(d[ethLen]&0x0F)*4
+			if u+8 <= len(d) {
+				for _, off := range []int{u, u + 2} {
+					if binary.BigEndian.Uint16(d[off:]) != from {
+						continue
+					}
+					binary.BigEndian.PutUint16(d[off:], to)
+					if c := binary.BigEndian.Uint16(d[u+6:]); c != 0 {
+						// HC' = ~(~HC + ~m + m')
+						s := sum16(sum16(^c, []byte{byte(^from >> 8), byte(^from)}), []byte{byte(to >> 8), byte(to)})
+						if s = ^s; s == 0 {
+							s = 0xFFFF
+						}
+						binary.BigEndian.PutUint16(d[u+6:], s)
+					}
+				}
+			}
+		}
+		out.Records = append(out.Records, r)
+	}
+	return out
+}
