@@ -79,6 +79,9 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if o.context < 0 {
 		return fmt.Errorf("--unified must not be negative")
 	}
+	if err := diff.CheckIgnore(o.ignore); err != nil {
+		return err
+	}
 	opt := diff.Options{Context: o.context, Addresses: o.addresses, Retransmits: o.retransmits, Ignore: o.ignore}
 	if o.timing != "" {
 		tol, err := diff.ParseTolerance(o.timing)

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -12,7 +15,80 @@ func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stder
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = run(args, bytes.NewReader(stdin), &out, &errb)
+	collectStderr(strings.Join(args, " "), errb.String())
 	return code, out.String(), errb.String()
+}
+
+// Every stderr the CLI tests produce is kept, and TestMain checks them all
+// for Go internals once the tests have run.
+var stderrSeen struct {
+	sync.Mutex
+	runs []stderrRun
+}
+
+type stderrRun struct{ args, text string }
+
+func collectStderr(args, text string) {
+	if text == "" {
+		return
+	}
+	stderrSeen.Lock()
+	stderrSeen.runs = append(stderrSeen.runs, stderrRun{args, text})
+	stderrSeen.Unlock()
+}
+
+// goLeak matches what a user should never read: Go package-qualified
+// functions and types, decoder wording, Go syntax.
+var goLeak = regexp.MustCompile(`\b(strconv|json|fmt|os|io|bufio|flate|gzip|reflect|runtime|time|net|syscall)\.[A-Z]\w*|Go (struct|value)|cannot unmarshal|(^|[^.\w])json: |\[\]\w+\.\w+|\*\w+\.[A-Z]\w*|^panic: |goroutine \d|invalid character .* looking for|bcdump/bcdump/`)
+
+// leaks returns the lines of the collected stderr that leak Go internals.
+func leaks() []string {
+	stderrSeen.Lock()
+	defer stderrSeen.Unlock()
+	var out []string
+	for _, r := range stderrSeen.runs {
+		for _, line := range strings.Split(r.text, "\n") {
+			if goLeak.MatchString(line) {
+				out = append(out, fmt.Sprintf("bcdump %s: %s", r.args, line))
+			}
+		}
+	}
+	return out
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stderrSeen.Lock()
+	n := len(stderrSeen.runs)
+	stderrSeen.Unlock()
+	if l := leaks(); len(l) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d of the error lines the tests produced leak Go internals:\n  %s\n", len(l), strings.Join(l, "\n  "))
+		code = 1
+	} else if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "checked %d runs' stderr for Go internals\n", n)
+	}
+	os.Exit(code)
+}
+
+// The leak check catches the messages the issue reported.
+func TestGoLeakPattern(t *testing.T) {
+	for _, bad := range []string{
+		`strconv.ParseUint: parsing "-1": invalid syntax`,
+		`json: cannot unmarshal string into Go struct field Manifest.directories of type []checksum.ManifestRound`,
+		`invalid character 'x' looking for beginning of value`,
+	} {
+		if !goLeak.MatchString(bad) {
+			t.Errorf("%q not caught", bad)
+		}
+	}
+	for _, fine := range []string{
+		`bcdump: --manifest: m.json: bad manifest: line 1: unknown key "not"`,
+		`bcdump: read: session.pcap: frame 27: truncated record`,
+	} {
+		if goLeak.MatchString(fine) {
+			t.Errorf("%q caught", fine)
+		}
+	}
 }
 
 // testdata is the module's testdata directory, relative to this package.
@@ -106,5 +182,18 @@ func TestDecryptCapture(t *testing.T) {
 	// The Settings map name is visible in clear text only after deciphering.
 	if !bytes.Contains(data, []byte("Multiplayer.Episode.Mission1.Mission1\x32")) {
 		t.Error("deciphered capture does not contain the plaintext Settings message")
+	}
+}
+
+// --cipher does something only in the hex format; elsewhere it is an error.
+func TestCipherNeedsHex(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		code, out, errs := runCLI(t, nil, "read", "--cipher", "-F", format, samplePcap)
+		if code != exitTrouble || out != "" || !strings.Contains(errs, "--cipher") || !strings.Contains(errs, "-F hex") {
+			t.Errorf("%s: code %d err %q", format, code, errs)
+		}
+	}
+	if code, out, errs := runCLI(t, nil, "read", "--cipher", "-F", "hex", samplePcap); code != 0 || out == "" {
+		t.Errorf("hex: code %d err %q", code, errs)
 	}
 }

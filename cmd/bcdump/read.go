@@ -76,6 +76,9 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 		return nil, err
 	}
 	pal := report.NewPalette(on)
+	if withCipher && format != "hex" {
+		return nil, fmt.Errorf("--cipher adds the enciphered bytes to the hex dump; it does nothing with --format %s (use -F hex)", format)
+	}
 	switch format {
 	case "table", "":
 		return report.NewTable(s.out, pal, flushEach), nil
