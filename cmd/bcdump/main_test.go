@@ -197,3 +197,23 @@ func TestCipherNeedsHex(t *testing.T) {
 		t.Errorf("hex: code %d err %q", code, errs)
 	}
 }
+
+// Bad flag values are told in words, not with the Go parser's message.
+func TestFlagValueErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"read", "-p", "-1", samplePcap}, `-p, --port "-1": want a whole number, 0 or more`},
+		{[]string{"read", "-c", "x", samplePcap}, `-c, --count "x": want a whole number`},
+		{[]string{"read", "-c", "99999999999999999999", samplePcap}, `"99999999999999999999": too large`},
+		{[]string{"diff", "--addresses=maybe", samplePcap, samplePcap}, `--addresses "maybe": want true or false`},
+		{[]string{"live", "-i", "lo", "--duration", "5x"}, `--duration "5x": unknown unit "x"`},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, nil, tt.args...)
+		if code != exitTrouble || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: code %d err %q, want %q", tt.args, code, errs, tt.want)
+		}
+	}
+}

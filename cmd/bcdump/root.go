@@ -65,7 +65,10 @@ Exit status: 0 success, 1 a finding you asked to fail on, 2 trouble.
 Colour: --color auto|always|never; NO_COLOR disables it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("bcdump {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newFieldsCmd(s), newAnomaliesCmd(s), newManifestCmd(s),
 		newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
