@@ -27,7 +27,7 @@ func newDiffCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Compare the decoded conversations of two captures or saved JSON traces",
-		Long: `Compare the decoded conversation of two captures (pcap, pcapng, gzip) or
+		Long: `Compare the decoded conversation of two captures (pcap, pcapng; gzip, xz, zstd) or
 saved "bcdump read --format json" traces, told apart by content; "-" reads
 one side from stdin.
 

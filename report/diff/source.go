@@ -2,8 +2,6 @@ package diff
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +12,9 @@ import (
 	"github.com/bcdump/bcdump/report"
 )
 
-// Load reads one side of a diff from r: a capture (pcap or pcapng, gzip
-// allowed) or a saved `bcdump read --format json` trace (gzip allowed),
+// Load reads one side of a diff from r: a capture (pcap or pcapng; gzip,
+// xz or zstd allowed) or a saved `bcdump read --format json` trace
+// (likewise compressed or not),
 // told apart by content: a trace's first non-blank byte is '{'. opt
 // configures the dissector for captures (game ports; a manifest only adds
 // labels, which are not compared).
@@ -31,15 +30,11 @@ type Keep func(record []byte) bool
 // LoadSelected is Load keeping only the records keep selects, on both
 // kinds of input alike.
 func LoadSelected(name string, r io.Reader, opt dissect.Options, keep Keep) (*Conversation, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 64<<10), name)
+	if err != nil {
+		return nil, err
 	}
+	defer zc.Close()
 	isJSON, err := looksLikeJSON(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
