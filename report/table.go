@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/fatih/color"
 
@@ -72,7 +73,11 @@ type Table struct {
 	scratch []byte
 	flush   bool
 	context bool // the next datagram is shown as context (read -C)
+	clock   clock
 }
+
+// SetTimeFormat sets how the time column is shown (read -t).
+func (t *Table) SetTimeFormat(f TimeFormat) { t.clock.format = f }
 
 // NewTable returns a table reporter. flushEach flushes every line (live).
 func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
@@ -98,7 +103,7 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	} else {
 		s = append(s, ' ')
 	}
-	s = appendRelTime(s, d)
+	s = t.clock.append(s, d)
 	b = t.pal.paint(b, t.pal.frame, s)
 	b = append(b, ' ')
 	s = d.Src.AppendTo(s[:0])
@@ -222,20 +227,13 @@ func appendPadInt(b []byte, v, width int) []byte {
 	return b
 }
 
-// appendRelTime appends seconds since the first frame with microsecond
-// precision, like tshark's default.
-func appendRelTime(b []byte, d *dissect.Datagram) []byte {
-	us := d.RelTime.Microseconds()
+// appendSeconds appends a duration in seconds with microsecond precision,
+// right-aligned in 11 columns, like tshark's default relative time.
+func appendSeconds(b []byte, dur time.Duration) []byte {
+	us := dur.Microseconds()
 	n := len(b)
 	b = strconv.AppendInt(b, us/1e6, 10)
-	b = append(b, '.')
-	frac := us % 1e6
-	if frac < 0 {
-		frac = -frac
-	}
-	for div := int64(100000); div > 0; div /= 10 {
-		b = append(b, byte('0'+frac/div%10))
-	}
+	b = appendMicros(b, us%1e6)
 	for len(b)-n < 11 {
 		b = append(b, ' ')
 		copy(b[n+1:], b[n:len(b)-1])

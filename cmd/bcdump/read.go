@@ -22,6 +22,7 @@ type readOptions struct {
 	count   int
 	context int
 	write   string
+	timeFmt string
 }
 
 func newReadCmd(s *streams) *cobra.Command {
@@ -55,7 +56,7 @@ given.`,
   bcdump read -Y 'anomalies' -w findings.pcapng session.pcap`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRead(s, o, args, cmd.Flags().Changed("format"))
+			return runRead(s, o, args, cmd.Flags().Changed("format"), cmd.Flags().Changed("time-format"))
 		},
 	}
 	f := cmd.Flags()
@@ -67,6 +68,7 @@ given.`,
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
+	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
 	return cmd
 }
 
@@ -90,7 +92,7 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
 
-func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error {
+func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven bool) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -113,6 +115,13 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, false); err != nil {
 			return err
 		}
+		if timeGiven {
+			if err := setTimeFormat(rep, o.format, o.timeFmt); err != nil {
+				return err
+			}
+		}
+	} else if timeGiven {
+		return fmt.Errorf("-t changes the time column of the output; with -w and no --format nothing is printed")
 	}
 	shown := 0
 	for _, name := range files {

@@ -73,6 +73,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newFieldsCmd(s), newAnomaliesCmd(s), newManifestCmd(s),
 		newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
+	registerCompletions(root)
 	return root
 }
 
