@@ -72,7 +72,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newFieldsCmd(s), newAnomaliesCmd(s), newManifestCmd(s),
-		newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
+		newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newManCmd())
 	registerCompletions(root)
 	return root
 }
