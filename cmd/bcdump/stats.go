@@ -18,6 +18,7 @@ type statsOptions struct {
 	filterFlag
 	format string
 	color  string
+	brief  bool
 }
 
 func newStatsCmd(s *streams) *cobra.Command {
@@ -34,6 +35,7 @@ fragmented message once when reassembled) and the anomaly totals.
 
 Several files are added up; each flow names the file it came from.
 Formats: table (text tables), json (one JSON document, see README).
+--brief prints one line per flow instead, like tshark -z conv,udp.
 
 -Y counts only the datagrams and events a display filter selects, and lists
 only the flows those datagrams belong to (their per-flow figures are the
@@ -46,6 +48,7 @@ whole flow's); the header names the filter.`,
 	o.filterFlag.register(f, "count only matching datagrams and events, and their flows")
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	f.BoolVarP(&o.brief, "brief", "b", false, "one line per flow (like tshark -z conv,udp): client, server, peer, player, duration, datagrams, bytes, RTT p50/p95, retransmissions, anomalies by severity")
 	return cmd
 }
 
@@ -56,6 +59,9 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	}
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("--format must be table or json, not %q", o.format)
+	}
+	if o.brief && o.format == "json" {
+		return fmt.Errorf("--brief is a one-line-per-flow table; -F json has every flow's figures in \"flows\"")
 	}
 	on, err := useColor(o.color, s.out)
 	if err != nil {
@@ -79,9 +85,12 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 			break
 		}
 	}
-	if o.format == "json" {
+	switch {
+	case o.format == "json":
 		err = st.WriteJSON(s.out)
-	} else {
+	case o.brief:
+		err = st.WriteBrief(s.out)
+	default:
 		err = st.WriteTable(s.out, report.NewPalette(on))
 	}
 	if readErr != nil {
