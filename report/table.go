@@ -74,6 +74,8 @@ type Table struct {
 	flush   bool
 	context bool // the next datagram is shown as context (read -C)
 	clock   clock
+	compact *compactState // nil: the full form
+	defs    []byte        // label definitions before the line (compact)
 }
 
 // SetTimeFormat sets how the time column is shown (read -t).
@@ -85,7 +87,14 @@ func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
 }
 
 func (t *Table) Datagram(d *dissect.Datagram) error {
+	t.defs = t.defs[:0]
 	t.buf = t.appendLine(t.buf[:0], d)
+	if t.compact != nil {
+		if _, err := t.w.Write(t.defs); err != nil {
+			return err
+		}
+		t.buf = cutLine(t.buf, t.compact.Width)
+	}
 	if _, err := t.w.Write(t.buf); err != nil {
 		return err
 	}
@@ -106,9 +115,7 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	s = t.clock.append(s, d)
 	b = t.pal.paint(b, t.pal.frame, s)
 	b = append(b, ' ')
-	s = d.Src.AppendTo(s[:0])
-	s = append(s, " -> "...)
-	s = d.Dst.AppendTo(s)
+	s, t.defs = t.appendEndpoints(s[:0], t.defs, d)
 	b = t.pal.paint(b, t.pal.addr, s)
 	if d.Kind == dissect.KindGameSpy {
 		b = append(b, ' ')
@@ -201,6 +208,9 @@ func (t *Table) writeEvents(label string, ev []dissect.Event) error {
 		b = append(b, ": "...)
 		b = append(b, e.Message...)
 		b = append(b, '\n')
+		if t.compact != nil {
+			b = cutLine(b, t.compact.Width)
+		}
 		t.buf, t.scratch = b, s
 		if _, err := t.w.Write(b); err != nil {
 			return err

@@ -23,6 +23,7 @@ type readOptions struct {
 	context int
 	write   string
 	timeFmt string
+	widthFlags
 }
 
 func newReadCmd(s *streams) *cobra.Command {
@@ -56,7 +57,8 @@ given.`,
   bcdump read -Y 'anomalies' -w findings.pcapng session.pcap`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRead(s, o, args, cmd.Flags().Changed("format"), cmd.Flags().Changed("time-format"))
+			fl := cmd.Flags()
+			return runRead(s, o, args, fl.Changed("format"), fl.Changed("time-format"), fl.Changed("wide"), fl.Changed("width"))
 		},
 	}
 	f := cmd.Flags()
@@ -68,6 +70,8 @@ given.`,
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
+	f.BoolVar(&o.wide, "wide", false, "table: whole lines and addresses even on a terminal (as when piped)")
+	f.IntVar(&o.width, "width", 0, "table: cut lines to N columns and show addresses as labels (c1, s) defined once (default: so on a terminal, at its width)")
 	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
 	return cmd
 }
@@ -92,7 +96,7 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
 
-func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven bool) error {
+func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven, wideGiven, widthGiven bool) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -120,8 +124,11 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven 
 				return err
 			}
 		}
-	} else if timeGiven {
-		return fmt.Errorf("-t changes the time column of the output; with -w and no --format nothing is printed")
+		if err := o.widthFlags.apply(rep, o.format, s.out, wideGiven, widthGiven); err != nil {
+			return err
+		}
+	} else if timeGiven || wideGiven || widthGiven {
+		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")
 	}
 	shown := 0
 	for _, name := range files {
