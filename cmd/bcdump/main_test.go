@@ -39,7 +39,7 @@ func collectStderr(args, text string) {
 
 // goLeak matches what a user should never read: Go package-qualified
 // functions and types, decoder wording, Go syntax.
-var goLeak = regexp.MustCompile(`\b(strconv|json|fmt|os|io|bufio|flate|gzip|reflect|runtime|time|net|syscall)\.[A-Z]\w*|Go (struct|value)|cannot unmarshal|(^|[^.\w])json: |\[\]\w+\.\w+|\*\w+\.[A-Z]\w*|^panic: |goroutine \d|invalid character .* looking for|bcdump/bcdump/`)
+var goLeak = regexp.MustCompile(`\b(strconv|json|fmt|os|io|bufio|flate|gzip|reflect|runtime|time|net|syscall)\.[A-Z]\w*|Go (struct|value)|cannot unmarshal|(^|[^.\w])json: |\[\]\w+\.\w+|\*\w+\.[A-Z]\w*|^panic: |goroutine \d|invalid character .* looking for|bcdump/bcdump/|\b(encoding|compress|archive|crypto|unicode)/\w+`)
 
 // leaks returns the lines of the collected stderr that leak Go internals.
 func leaks() []string {
@@ -76,6 +76,7 @@ func TestGoLeakPattern(t *testing.T) {
 		`strconv.ParseUint: parsing "-1": invalid syntax`,
 		`json: cannot unmarshal string into Go struct field Manifest.directories of type []checksum.ManifestRound`,
 		`invalid character 'x' looking for beginning of value`,
+		`--hex: encoding/hex: invalid byte: U+0067 'g'`,
 	} {
 		if !goLeak.MatchString(bad) {
 			t.Errorf("%q not caught", bad)
@@ -214,6 +215,34 @@ func TestFlagValueErrors(t *testing.T) {
 		code, _, errs := runCLI(t, nil, tt.args...)
 		if code != exitTrouble || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: code %d err %q, want %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+// JSON and hex the user gave that does not parse is described in words.
+func TestBadInputMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", write("typed.jsonl", `{"frame":"x"}`+"\n"), samplePcap}, `typed.jsonl: line 1: key "frame" must be a whole number, not a string`},
+		{[]string{"diff", write("cut.jsonl", `{"frame":1,`+"\n"), samplePcap}, `cut.jsonl: line 1: the JSON ends early`},
+		{[]string{"diff", "--profile", "--baseline", write("base.json", "[1]"), samplePcap, samplePcap}, "not a bcdump profile baseline (want an object, not a list)"},
+		{[]string{"decrypt", "--hex", "0g"}, `--hex: 'g' is not a hex digit`},
+		{[]string{"decrypt", "--hex", "012"}, `--hex: an odd number of hex digits (3)`},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, nil, tt.args...)
+		if code != exitTrouble || !strings.Contains(errs, tt.want) {
+			t.Errorf("%q: code %d err %q, want %q", tt.args, code, errs, tt.want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package profile
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bcdump/bcdump/report/internal/jsonerr"
 )
 
 // Kind groups compared metrics that share a tolerance.
@@ -461,7 +462,7 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	var b Baseline
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("baseline: not a bcdump profile baseline (%s)", jsonProblem(err))
+		return nil, fmt.Errorf("baseline: not a bcdump profile baseline (%s)", jsonerr.Describe(err))
 	}
 	if b.Version != 1 {
 		return nil, fmt.Errorf("baseline: not a bcdump profile baseline (want \"bcdump_profile_baseline\": 1)")
@@ -479,34 +480,4 @@ func ReadDoc(r io.Reader) (*Doc, error) {
 		return nil, fmt.Errorf("profile: not a bcdump profile document (want \"bcdump_profile\": %d, got %d)", FormatVersion, d.Version)
 	}
 	return &d, nil
-}
-
-// jsonProblem says in words what is wrong with JSON a decoder rejected,
-// without the decoder's Go wording.
-func jsonProblem(err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Sprintf("not valid JSON at byte %d", se.Offset)
-	case errors.As(err, &te):
-		return fmt.Sprintf("key %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the JSON ends early"
-	}
-	return "not valid JSON"
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice", "array":
-		return "a list"
-	case "struct", "map":
-		return "an object"
-	}
-	return "a number"
 }
