@@ -83,17 +83,9 @@ func cutLine(b []byte, width int) []byte {
 		switch c := b[i]; {
 		case c == '\n':
 			return b
-		case c == 0x1b: // CSI ... final byte
-			j := i + 1
-			if j < len(b) && b[j] == '[' {
-				j++
-				for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
-					j++
-				}
-				j++
-			}
+		case c == 0x1b:
 			escaped = true
-			i = min(j, len(b))
+			i = skipEscape(b, i)
 			continue
 		}
 		if cols == width-1 && !fitsRest(b[i:], 1) {
@@ -119,15 +111,7 @@ func fitsRest(b []byte, n int) bool {
 		case '\n':
 			return true
 		case 0x1b:
-			j := i + 1
-			if j < len(b) && b[j] == '[' {
-				j++
-				for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
-					j++
-				}
-				j++
-			}
-			i = min(j, len(b))
+			i = skipEscape(b, i)
 			continue
 		}
 		_, sz := utf8.DecodeRune(b[i:])
@@ -137,4 +121,18 @@ func fitsRest(b []byte, n int) bool {
 		}
 	}
 	return true
+}
+
+// skipEscape returns the index after the colour escape (ESC [ ... final
+// byte) that starts at b[i].
+func skipEscape(b []byte, i int) int {
+	j := i + 1
+	if j < len(b) && b[j] == '[' {
+		j++
+		for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+			j++
+		}
+		j++
+	}
+	return min(j, len(b))
 }

@@ -12,25 +12,18 @@ import (
 )
 
 func xzed(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	zw, err := xz.NewWriter(&out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := zw.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	return compressed(t, b, func(w io.Writer) (io.WriteCloser, error) { return xz.NewWriter(w) })
 }
 
 func zstded(t testing.TB, b []byte) []byte {
+	return compressed(t, b, func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) })
+}
+
+// compressed is b written through the compressor mk makes.
+func compressed(t testing.TB, b []byte, mk func(io.Writer) (io.WriteCloser, error)) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	zw, err := zstd.NewWriter(&out)
+	zw, err := mk(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
