@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report"
 )
@@ -42,6 +43,14 @@ func (o *widthFlags) apply(rep report.Reporter, format string, out io.Writer, wi
 		if cols := terminalWidth(out); cols > 0 {
 			t.SetCompact(report.Compact{Width: cols})
 		}
+	}
+	return nil
+}
+
+// colorWithJSON rejects --color given with -F json: JSON has no colour.
+func colorWithJSON(fl *pflag.FlagSet, format string) error {
+	if fl.Changed("color") && format == "json" {
+		return fmt.Errorf("--color colours the table and hex formats; -F json has no colour")
 	}
 	return nil
 }

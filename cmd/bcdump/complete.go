@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/diff"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -33,6 +34,11 @@ func registerCompletions(cmd *cobra.Command) {
 			fn = completeInterface
 		case "time-format":
 			fn = cobra.FixedCompletions(timeFormats, cobra.ShellCompDirectiveNoFileComp)
+		case "ignore":
+			if cmd.Name() != "diff" {
+				return
+			}
+			fn = completeIgnore
 		default:
 			return
 		}
@@ -96,6 +102,27 @@ func completeFilter(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeIgnore lists what diff --ignore accepts: the compared paths and
+// fields.<key> for every decoder field.
+func completeIgnore(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	add := func(p string) {
+		if strings.HasPrefix(p, toComplete) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range diff.Compared {
+		add(p)
+	}
+	add("fields")
+	for _, name := range report.FieldSchema().Names() {
+		if rest, ok := strings.CutPrefix(name, "messages.fields."); ok {
+			add("fields." + rest)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeInterface lists the network interfaces and "any".

@@ -46,6 +46,12 @@ func TestCompletion(t *testing.T) {
 	if got := complete(t, "read", "-Y", `anomalies.code == "checksum-`); len(got) == 0 || !strings.HasPrefix(got[0], `anomalies.code == "checksum-`) || !strings.HasSuffix(got[0], `"`) {
 		t.Errorf("-Y anomaly code: %q", got)
 	}
+	if got := complete(t, "diff", "--ignore", "fields.game_t"); !slices.Equal(got, []string{"fields.game_time"}) {
+		t.Errorf("diff --ignore: %q", got)
+	}
+	if got := complete(t, "diff", "--ignore", "re"); !slices.Equal(got, []string{"reliable", "retransmits"}) {
+		t.Errorf("diff --ignore: %q", got)
+	}
 	if got := complete(t, "live", "-i", ""); len(got) < 2 || got[0] != "any" || !slices.Contains(got, "lo") {
 		t.Errorf("-i: %q", got)
 	}

@@ -197,6 +197,11 @@ func TestCipherNeedsHex(t *testing.T) {
 	if code, out, errs := runCLI(t, nil, "read", "--cipher", "-F", "hex", samplePcap); code != 0 || out == "" {
 		t.Errorf("hex: code %d err %q", code, errs)
 	}
+	for _, cmd := range []string{"read", "stats"} {
+		if code, out, errs := runCLI(t, nil, cmd, "--color", "always", "-F", "json", samplePcap); code != exitTrouble || out != "" || !strings.Contains(errs, "--color") {
+			t.Errorf("%s --color with json: code %d err %q", cmd, code, errs)
+		}
+	}
 }
 
 // Bad flag values are told in words, not with the Go parser's message.

@@ -58,6 +58,9 @@ given.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
+			if err := colorWithJSON(fl, o.format); err != nil {
+				return err
+			}
 			return runRead(s, o, args, fl.Changed("format"), fl.Changed("time-format"), fl.Changed("wide"), fl.Changed("width"))
 		},
 	}

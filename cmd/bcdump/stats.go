@@ -41,7 +41,12 @@ Formats: table (text tables), json (one JSON document, see README).
 only the flows those datagrams belong to (their per-flow figures are the
 whole flow's); the header names the filter.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runStats(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
+				return err
+			}
+			return runStats(s, o, args)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
