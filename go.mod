@@ -5,10 +5,12 @@ go 1.25.0
 require (
 	github.com/fatih/color v1.19.0
 	github.com/gopacket/gopacket v1.7.7
+	github.com/klauspost/compress v1.20.3
 	github.com/mattn/go-isatty v0.0.20
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/net v0.55.0
 	golang.org/x/sys v0.45.0
 )

@@ -15,7 +15,7 @@ import (
 
 // Manifest lists the files a client hashes in each round, in the JSON
 // format of vanilla-1.1.json (OpenBC's manifest format; every field of that
-// file is kept, unknown fields are dropped).
+// file is kept; unknown keys are errors).
 //
 // Caveats of that vanilla manifest (protocol-facts 9.4): its dir_name_hash
 // for rounds 2 and 3 hashes the last path component ("ships"), not the
@@ -108,7 +108,9 @@ const (
 // ErrManifest is wrapped by every error Load returns for bad content.
 var ErrManifest = errors.New("bad manifest")
 
-// Load reads a manifest in the vanilla-1.1.json format. It reads at most
+// Load reads a manifest in the vanilla-1.1.json format, checked against
+// its schema first (unknown keys, missing "directories" or "index", values
+// of the wrong type are errors naming the key and the line). It reads at most
 // MaxManifestSize bytes and rejects more, and checks round indexes (0..255),
 // nesting (MaxDepth) and the entry count (MaxManifestEntries).
 func Load(r io.Reader) (*Manifest, error) {
@@ -124,9 +126,14 @@ func Load(r io.Reader) (*Manifest, error) {
 	if n := bytes.Count(b, []byte("{")); n > MaxManifestEntries+256+2 {
 		return nil, fmt.Errorf("%w: %d objects (at most %d entries)", ErrManifest, n, MaxManifestEntries)
 	}
+	if err := checkSchema(b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
+	}
 	m := new(Manifest)
 	if err := json.Unmarshal(b, m); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
+		// checkSchema let through only what decodes; this is a backstop
+		// that keeps the decoder's wording out of the message.
+		return nil, fmt.Errorf("%w: values do not fit the manifest format", ErrManifest)
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrManifest, err)

@@ -329,3 +329,30 @@ func FuzzLoadManifest(f *testing.F) {
 		_ = m.Compare(nil, &Response{Root: &Dir{Files: []File{{1, 2}}, Subdirs: []*Dir{{NameHash: 1}}}})
 	})
 }
+
+// Anything that is not a manifest is rejected with the key and line at
+// fault, in words rather than the decoder's.
+func TestLoadSchema(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"not":"a manifest"}`, `line 1: unknown key "not"`},
+		{"{\n  \"flows\": [],\n  \"captures\": 1\n}", `line 2: unknown key "flows"`},
+		{`{"meta":{}}`, `line 1: the manifest lacks the key "directories"`},
+		{"{\"directories\": [\n {\"index\": \"2\"}]}", `line 2: key "directories[0].index" must be an integer, not a string`},
+		{"{\"directories\": [{\"index\": 0,\n\"files\": [{\"filename\": \"a\", \"size\": 3}]}]}", `line 2: unknown key "directories[0].files[0].size"`},
+		{`{"directories":[{"index":-1.5}]}`, `key "directories[0].index" must be an integer, not -1.5`},
+		{`{"directories":[{"path":"x"}]}`, `"directories[0]" lacks the key "index"`},
+		{`{"version_string_hash":"-1","directories":[]}`, `key "version_string_hash" must be a hash`},
+		{"{\"directories\":[]}\n{}", "line 2: text after the manifest object"},
+		{"{\n\"directories\":[}", "line 2: not valid JSON"},
+		{`[1,2]`, "the manifest must be an object, not a list"},
+	}
+	for _, tt := range tests {
+		_, err := Load(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want %q", tt.in, err, tt.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "json:") || strings.Contains(err.Error(), "strconv")) {
+			t.Errorf("%s: %v leaks Go internals", tt.in, err)
+		}
+	}
+}

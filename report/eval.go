@@ -59,7 +59,7 @@ type Eval struct {
 type topIDs struct {
 	kind, frame, time, src, dst, dir, len, truncated, truncatedBytes,
 	text, gamespy, peerID, msgCount, messages, cut, uncaptured, plainHex,
-	anomalies, file int
+	anomalies, file, ts int
 }
 
 // payIDs are a payload's keys (appendPayloadKeys) and its fields root.
@@ -98,7 +98,7 @@ func NewEval(f *filter.Filter) *Eval {
 		text: e.id("text"), gamespy: e.id("gamespy"), peerID: e.id("peer_id"),
 		msgCount: e.id("msg_count"), messages: e.id("messages"), cut: e.id("cut"),
 		uncaptured: e.id("uncaptured_msgs"), plainHex: e.id("plain_hex"),
-		anomalies: e.id("anomalies"), file: e.id("file"),
+		anomalies: e.id("anomalies"), file: e.id("file"), ts: e.id("ts"),
 	}
 	e.id("context") // only on context records, which are never tested
 	e.msg = e.msgIDs("messages")
@@ -209,6 +209,10 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 	if t.time >= 0 {
 		e.scratch = appendTimeUTC(e.scratch[:0], d.Time, &e.enc.clock)
 		f.Text(t.time, e.scratch)
+	}
+	if t.ts >= 0 {
+		e.scratch = appendEpoch(e.scratch[:0], d.Time)
+		e.number(t.ts, e.scratch)
 	}
 	e.addr(t.src, d.Src)
 	e.addr(t.dst, d.Dst)

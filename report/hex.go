@@ -22,7 +22,11 @@ type Hex struct {
 	flush   bool
 	context bool // the next datagram is shown as context (read -C)
 	files   int  // file headers printed (StartFile)
+	clock   clock
 }
+
+// SetTimeFormat sets how the time is shown (read -t).
+func (h *Hex) SetTimeFormat(f TimeFormat) { h.clock.format = f }
 
 // NewHex returns a hexdump reporter. withCipher adds the enciphered bytes.
 func NewHex(w io.Writer, pal Palette, withCipher, flushEach bool) *Hex {
@@ -39,7 +43,7 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 	b = append(b, ": "...)
 	b = strconv.AppendInt(b, int64(len(d.Raw)), 10)
 	b = append(b, " bytes, t="...)
-	b = appendRelTime(b, d)
+	b = h.clock.append(b, d)
 	b = append(b, ' ')
 	b = d.Src.AppendTo(b)
 	b = append(b, " -> "...)

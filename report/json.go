@@ -148,6 +148,8 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
 	b = append(b, '"')
 	b = appendTimeUTC(b, d.Time, cc)
 	b = append(b, '"')
+	b = appendKey(b, &first, "ts")
+	b = appendEpoch(b, d.Time)
 	b = appendKey(b, &first, "src")
 	b = append(b, '"')
 	b = d.Src.AppendTo(b)

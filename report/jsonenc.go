@@ -116,7 +116,12 @@ type floatEntry struct {
 	s    [15]byte
 }
 
-// clockCache formats capture times as time.RFC3339Nano in UTC, reusing the
+// TimeLayout is how JSON records write capture times: RFC 3339 in UTC with
+// always nine fractional digits, so that times sort as text and
+// nanosecond captures lose nothing ("2026-11-24T00:58:06.120000000Z").
+const TimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// clockCache formats capture times as TimeLayout in UTC, reusing the
 // date and clock text while the second does not change (most consecutive
 // datagrams share it).
 type clockCache struct {
@@ -125,35 +130,49 @@ type clockCache struct {
 	pre [24]byte
 }
 
-// appendTimeUTC appends t.UTC().AppendFormat(b, time.RFC3339Nano).
+// appendTimeUTC appends t.UTC().AppendFormat(b, TimeLayout).
 func appendTimeUTC(b []byte, t time.Time, c *clockCache) []byte {
 	t = t.UTC()
 	if c == nil {
-		return t.AppendFormat(b, time.RFC3339Nano)
+		return t.AppendFormat(b, TimeLayout)
 	}
 	if sec := t.Unix(); c.n == 0 || sec != c.sec {
 		pre := t.AppendFormat(c.pre[:0], "2006-01-02T15:04:05")
 		if len(pre) > len(c.pre) { // a year of more than four digits
 			c.n = 0
-			return t.AppendFormat(b, time.RFC3339Nano)
+			return t.AppendFormat(b, TimeLayout)
 		}
 		c.sec, c.n = sec, len(pre)
 	}
 	b = append(b, c.pre[:c.n]...)
-	if ns := t.Nanosecond(); ns != 0 {
-		var frac [10]byte
-		frac[0] = '.'
-		for i := 9; i >= 1; i-- {
-			frac[i] = byte('0' + ns%10)
-			ns /= 10
-		}
-		n := 10
-		for frac[n-1] == '0' {
-			n--
-		}
-		b = append(b, frac[:n]...)
-	}
+	b = appendNanos(b, t.Nanosecond())
 	return append(b, 'Z')
+}
+
+// appendNanos appends '.' and ns as nine digits.
+func appendNanos(b []byte, ns int) []byte {
+	var frac [10]byte
+	frac[0] = '.'
+	for i := 9; i >= 1; i-- {
+		frac[i] = byte('0' + ns%10)
+		ns /= 10
+	}
+	return append(b, frac[:]...)
+}
+
+// appendEpoch appends t as seconds since 1970-01-01 UTC, a JSON number
+// with nine decimals (exact as text; tshark's frame.time_epoch).
+func appendEpoch(b []byte, t time.Time) []byte {
+	sec, ns := t.Unix(), t.Nanosecond()
+	if sec < 0 && ns > 0 { // -0.25 s is sec -1, ns 750000000
+		b = append(b, '-')
+		sec, ns = -(sec + 1), 1e9-ns
+	} else if sec < 0 {
+		b = append(b, '-')
+		sec = -sec
+	}
+	b = strconv.AppendInt(b, sec, 10)
+	return appendNanos(b, ns)
 }
 
 func appendHexU(b []byte, v uint64, digits int) []byte {

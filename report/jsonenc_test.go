@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -48,10 +49,44 @@ func TestClockCacheIdentical(t *testing.T) {
 	for round := range 2 {
 		for _, tm := range times {
 			got := string(appendTimeUTC(nil, tm, &c))
-			want := tm.UTC().Format(time.RFC3339Nano)
+			want := tm.UTC().Format(TimeLayout)
 			if got != want {
 				t.Fatalf("round %d: %v: %s, want %s", round, tm, got, want)
 			}
+		}
+	}
+}
+
+// JSON times have a fixed number of digits, so they sort as text in time
+// order (the issue: "...:00Z" sorted after "...:00.002Z"); ts is the same
+// instant in epoch seconds.
+func TestJSONTimeSortsAsText(t *testing.T) {
+	base := time.Date(2026, 11, 24, 0, 58, 0, 0, time.UTC)
+	var texts []string
+	for _, d := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond, time.Second - 1, time.Second, 10 * time.Second} {
+		texts = append(texts, string(appendTimeUTC(nil, base.Add(d), nil)))
+	}
+	if !slices.IsSorted(texts) {
+		t.Errorf("not sorted as text: %q", texts)
+	}
+	if texts[0] != "2026-11-24T00:58:00.000000000Z" {
+		t.Errorf("%s", texts[0])
+	}
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{base.Add(2 * time.Millisecond), "1795481880.002000000"},
+		{time.Unix(0, 0), "0.000000000"},
+		{time.Unix(-1, 750000000), "-0.250000000"},
+		{time.Unix(-2, 0), "-2.000000000"},
+	} {
+		got := string(appendEpoch(nil, tc.t))
+		if got != tc.want {
+			t.Errorf("appendEpoch(%v) = %s, want %s", tc.t, got, tc.want)
+		}
+		if f, err := strconv.ParseFloat(got, 64); err != nil || math.Abs(f-float64(tc.t.UnixNano())/1e9) > 1e-6 {
+			t.Errorf("%s parses as %v, %v", got, f, err)
 		}
 	}
 }

@@ -53,7 +53,8 @@ func buildRecordFields() []Field {
 	fs := []Field{
 		{"kind", filter.String, all, `record kind: "game" or "gamespy" (datagrams), "event" (found mid-capture, live), "summary" (end of capture)`},
 		{"frame", filter.Number, dgram + ", " + event, "frame number in the capture (1-based, as Wireshark counts); for an event, the frame it points at"},
-		{"time", filter.String, dgram, "capture time, RFC 3339 in UTC"},
+		{"time", filter.String, dgram, `capture time, RFC 3339 in UTC with nine fractional digits ("2026-11-24T00:58:06.120000000Z"), so that times sort as text`},
+		{"ts", filter.Number, dgram, "capture time in seconds since 1970-01-01 UTC, nine decimals (like tcpdump -tt)"},
 		{"src", filter.String, dgram, "source address:port"},
 		{"dst", filter.String, dgram, "destination address:port"},
 		{"dir", filter.String, dgram, `direction: "c2s" (to the game port) or "s2c"`},

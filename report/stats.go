@@ -249,7 +249,18 @@ type anomalyDoc struct {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// stamp is a time as the JSON summary writes it (TimeLayout).
+func stamp(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// short is a stamp for the table: trailing zeros dropped, as before the
+// JSON's digits were fixed ("...:20.850000000Z" is "...:20.85Z").
+func short(s string) string {
+	t, err := time.Parse(TimeLayout, s)
+	if err != nil {
+		return s
+	}
+	return t.Format(time.RFC3339Nano)
+}
 
 // doc builds the summary both writers print.
 func (s *Stats) doc() *statsDoc {
@@ -373,7 +384,7 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 		fmt.Fprintf(bw, "Filter:   %s (only matching datagrams and events, and the flows of those datagrams, are counted)\n", d.Filter)
 	}
 	if t.First != nil {
-		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *t.First, *t.Last, fmtMs(t.DurationMs))
+		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", short(*t.First), short(*t.Last), fmtMs(t.DurationMs))
 	}
 	tb := newStatsTable(bw, "totals", "c2s", "s2c", "total")
 	tb.row("game datagrams", t.GameDatagrams.C2S, t.GameDatagrams.S2C)
@@ -447,7 +458,7 @@ func writeFlowTable(w io.Writer, p *Palette, f *flowDoc, tb *statsTable) error {
 	if f.Finished {
 		state = "finished"
 	}
-	fmt.Fprintf(w, "  time    %s .. %s (%s, %s)\n", f.First, f.Last, fmtMs(f.DurationMs), state)
+	fmt.Fprintf(w, "  time    %s .. %s (%s, %s)\n", short(f.First), short(f.Last), fmtMs(f.DurationMs), state)
 	r := &f.RTT
 	switch {
 	case r.Count == 0:

@@ -508,3 +508,22 @@ func BenchmarkStatsWrite(b *testing.B) {
 		}
 	}
 }
+
+// stats --brief: one line per flow, on the captures with many flows.
+func TestStatsBriefGolden(t *testing.T) {
+	dir := filepath.Join(testdata, "captures")
+	for _, c := range []string{"openbc-session-2", "openbc-session-3"} {
+		var b bytes.Buffer
+		if err := collect(t, filepath.Join(dir, c+".pcap")).WriteBrief(&b); err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, c+".stats.brief", b.Bytes())
+	}
+	// Several sources add a SOURCE column.
+	s := collect(t, samplePath, filepath.Join(dir, "stock-excerpts.pcap"))
+	var b bytes.Buffer
+	if err := s.WriteBrief(&b); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "multi.stats.brief", b.Bytes())
+}

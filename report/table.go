@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/fatih/color"
 
@@ -73,7 +74,13 @@ type Table struct {
 	flush   bool
 	context bool // the next datagram is shown as context (read -C)
 	files   int  // file headers printed (StartFile)
+	clock   clock
+	compact *compactState // nil: the full form
+	defs    []byte        // label definitions before the line (compact)
 }
+
+// SetTimeFormat sets how the time column is shown (read -t).
+func (t *Table) SetTimeFormat(f TimeFormat) { t.clock.format = f }
 
 // NewTable returns a table reporter. flushEach flushes every line (live).
 func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
@@ -81,7 +88,14 @@ func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
 }
 
 func (t *Table) Datagram(d *dissect.Datagram) error {
+	t.defs = t.defs[:0]
 	t.buf = t.appendLine(t.buf[:0], d)
+	if t.compact != nil {
+		if _, err := t.w.Write(t.defs); err != nil {
+			return err
+		}
+		t.buf = cutLine(t.buf, t.compact.Width)
+	}
 	if _, err := t.w.Write(t.buf); err != nil {
 		return err
 	}
@@ -99,12 +113,10 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	} else {
 		s = append(s, ' ')
 	}
-	s = appendRelTime(s, d)
+	s = t.clock.append(s, d)
 	b = t.pal.paint(b, t.pal.frame, s)
 	b = append(b, ' ')
-	s = d.Src.AppendTo(s[:0])
-	s = append(s, " -> "...)
-	s = d.Dst.AppendTo(s)
+	s, t.defs = t.appendEndpoints(s[:0], t.defs, d)
 	b = t.pal.paint(b, t.pal.addr, s)
 	if d.Kind == dissect.KindGameSpy {
 		b = append(b, ' ')
@@ -197,6 +209,9 @@ func (t *Table) writeEvents(label string, ev []dissect.Event) error {
 		b = append(b, ": "...)
 		b = append(b, e.Message...)
 		b = append(b, '\n')
+		if t.compact != nil {
+			b = cutLine(b, t.compact.Width)
+		}
 		t.buf, t.scratch = b, s
 		if _, err := t.w.Write(b); err != nil {
 			return err
@@ -223,20 +238,13 @@ func appendPadInt(b []byte, v, width int) []byte {
 	return b
 }
 
-// appendRelTime appends seconds since the first frame with microsecond
-// precision, like tshark's default.
-func appendRelTime(b []byte, d *dissect.Datagram) []byte {
-	us := d.RelTime.Microseconds()
+// appendSeconds appends a duration in seconds with microsecond precision,
+// right-aligned in 11 columns, like tshark's default relative time.
+func appendSeconds(b []byte, dur time.Duration) []byte {
+	us := dur.Microseconds()
 	n := len(b)
 	b = strconv.AppendInt(b, us/1e6, 10)
-	b = append(b, '.')
-	frac := us % 1e6
-	if frac < 0 {
-		frac = -frac
-	}
-	for div := int64(100000); div > 0; div /= 10 {
-		b = append(b, byte('0'+frac/div%10))
-	}
+	b = appendMicros(b, us%1e6)
 	for len(b)-n < 11 {
 		b = append(b, ' ')
 		copy(b[n+1:], b[n:len(b)-1])

@@ -78,7 +78,11 @@ func cryptHex(s *streams, in string, f func([]byte)) error {
 	}, in)
 	b, err := hex.DecodeString(clean)
 	if err != nil {
-		return fmt.Errorf("--hex: %v", err)
+		var bad hex.InvalidByteError
+		if errors.As(err, &bad) {
+			return fmt.Errorf("--hex: %q is not a hex digit", rune(bad))
+		}
+		return fmt.Errorf("--hex: an odd number of hex digits (%d); every byte takes two", len(clean))
 	}
 	f(b)
 	_, err = fmt.Fprintln(s.out, hex.EncodeToString(b))

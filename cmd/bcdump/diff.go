@@ -28,7 +28,7 @@ func newDiffCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Compare the decoded conversations of two captures or saved JSON traces",
-		Long: `Compare the decoded conversation of two captures (pcap, pcapng, gzip) or
+		Long: `Compare the decoded conversation of two captures (pcap, pcapng; gzip, xz, zstd) or
 saved "bcdump read --format json" traces, told apart by content; "-" reads
 one side from stdin.
 
@@ -79,6 +79,9 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	}
 	if o.context < 0 {
 		return fmt.Errorf("--unified must not be negative")
+	}
+	if err := diff.CheckIgnore(o.ignore); err != nil {
+		return err
 	}
 	opt := diff.Options{Context: o.context, Addresses: o.addresses, Retransmits: o.retransmits, Ignore: o.ignore}
 	if o.timing != "" {

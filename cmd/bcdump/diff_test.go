@@ -127,3 +127,16 @@ func TestDiffJSONDocument(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// An --ignore path that matches nothing is an error listing the valid ones.
+func TestDiffIgnoreTypo(t *testing.T) {
+	code, _, errs := runCLI(t, nil, "diff", "--ignore", "fields.gmae_time", samplePcap, samplePcap)
+	if code != exitTrouble || !strings.Contains(errs, `"fields.gmae_time" matches nothing`) || !strings.Contains(errs, "retransmits") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("code %d err %q", code, errs)
+	}
+	for _, ok := range []string{"fields.game_time", "fields.files[].content_hash", "fields.files[2]", "gamespy.hostname", "seq", "payload_hex", "fields"} {
+		if code, _, errs := runCLI(t, nil, "diff", "--ignore", ok, samplePcap, samplePcap); code != exitOK {
+			t.Errorf("--ignore %s: code %d err %q", ok, code, errs)
+		}
+	}
+}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -12,7 +15,81 @@ func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stder
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = run(args, bytes.NewReader(stdin), &out, &errb)
+	collectStderr(strings.Join(args, " "), errb.String())
 	return code, out.String(), errb.String()
+}
+
+// Every stderr the CLI tests produce is kept, and TestMain checks them all
+// for Go internals once the tests have run.
+var stderrSeen struct {
+	sync.Mutex
+	runs []stderrRun
+}
+
+type stderrRun struct{ args, text string }
+
+func collectStderr(args, text string) {
+	if text == "" {
+		return
+	}
+	stderrSeen.Lock()
+	stderrSeen.runs = append(stderrSeen.runs, stderrRun{args, text})
+	stderrSeen.Unlock()
+}
+
+// goLeak matches what a user should never read: Go package-qualified
+// functions and types, decoder wording, Go syntax.
+var goLeak = regexp.MustCompile(`\b(strconv|json|fmt|os|io|bufio|flate|gzip|reflect|runtime|time|net|syscall)\.[A-Z]\w*|Go (struct|value)|cannot unmarshal|(^|[^.\w])json: |\[\]\w+\.\w+|\*\w+\.[A-Z]\w*|^panic: |goroutine \d|invalid character .* looking for|bcdump/bcdump/|\b(encoding|compress|archive|crypto|unicode)/\w+`)
+
+// leaks returns the lines of the collected stderr that leak Go internals.
+func leaks() []string {
+	stderrSeen.Lock()
+	defer stderrSeen.Unlock()
+	var out []string
+	for _, r := range stderrSeen.runs {
+		for _, line := range strings.Split(r.text, "\n") {
+			if goLeak.MatchString(line) {
+				out = append(out, fmt.Sprintf("bcdump %s: %s", r.args, line))
+			}
+		}
+	}
+	return out
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stderrSeen.Lock()
+	n := len(stderrSeen.runs)
+	stderrSeen.Unlock()
+	if l := leaks(); len(l) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d of the error lines the tests produced leak Go internals:\n  %s\n", len(l), strings.Join(l, "\n  "))
+		code = 1
+	} else if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "checked %d runs' stderr for Go internals\n", n)
+	}
+	os.Exit(code)
+}
+
+// The leak check catches the messages the issue reported.
+func TestGoLeakPattern(t *testing.T) {
+	for _, bad := range []string{
+		`strconv.ParseUint: parsing "-1": invalid syntax`,
+		`json: cannot unmarshal string into Go struct field Manifest.directories of type []checksum.ManifestRound`,
+		`invalid character 'x' looking for beginning of value`,
+		`--hex: encoding/hex: invalid byte: U+0067 'g'`,
+	} {
+		if !goLeak.MatchString(bad) {
+			t.Errorf("%q not caught", bad)
+		}
+	}
+	for _, fine := range []string{
+		`bcdump: --manifest: m.json: bad manifest: line 1: unknown key "not"`,
+		`bcdump: read: session.pcap: frame 27: truncated record`,
+	} {
+		if goLeak.MatchString(fine) {
+			t.Errorf("%q caught", fine)
+		}
+	}
 }
 
 // testdata is the module's testdata directory, relative to this package.
@@ -106,5 +183,71 @@ func TestDecryptCapture(t *testing.T) {
 	// The Settings map name is visible in clear text only after deciphering.
 	if !bytes.Contains(data, []byte("Multiplayer.Episode.Mission1.Mission1\x32")) {
 		t.Error("deciphered capture does not contain the plaintext Settings message")
+	}
+}
+
+// --cipher does something only in the hex format; elsewhere it is an error.
+func TestCipherNeedsHex(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		code, out, errs := runCLI(t, nil, "read", "--cipher", "-F", format, samplePcap)
+		if code != exitTrouble || out != "" || !strings.Contains(errs, "--cipher") || !strings.Contains(errs, "-F hex") {
+			t.Errorf("%s: code %d err %q", format, code, errs)
+		}
+	}
+	if code, out, errs := runCLI(t, nil, "read", "--cipher", "-F", "hex", samplePcap); code != 0 || out == "" {
+		t.Errorf("hex: code %d err %q", code, errs)
+	}
+	for _, cmd := range []string{"read", "stats"} {
+		if code, out, errs := runCLI(t, nil, cmd, "--color", "always", "-F", "json", samplePcap); code != exitTrouble || out != "" || !strings.Contains(errs, "--color") {
+			t.Errorf("%s --color with json: code %d err %q", cmd, code, errs)
+		}
+	}
+}
+
+// Bad flag values are told in words, not with the Go parser's message.
+func TestFlagValueErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"read", "-p", "-1", samplePcap}, `--port -1 is not a UDP port (1-65535) or auto`},
+		{[]string{"read", "-c", "x", samplePcap}, `-c, --count "x": want a whole number`},
+		{[]string{"read", "-c", "99999999999999999999", samplePcap}, `"99999999999999999999": too large`},
+		{[]string{"diff", "--addresses=maybe", samplePcap, samplePcap}, `--addresses "maybe": want true or false`},
+		{[]string{"live", "-i", "lo", "--duration", "5x"}, `--duration "5x": unknown unit "x"`},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, nil, tt.args...)
+		if code != exitTrouble || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: code %d err %q, want %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+// JSON and hex the user gave that does not parse is described in words.
+func TestBadInputMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", write("typed.jsonl", `{"frame":"x"}`+"\n"), samplePcap}, `typed.jsonl: line 1: key "frame" must be a whole number, not a string`},
+		{[]string{"diff", write("cut.jsonl", `{"frame":1,`+"\n"), samplePcap}, `cut.jsonl: line 1: the JSON ends early`},
+		{[]string{"diff", "--profile", "--baseline", write("base.json", "[1]"), samplePcap, samplePcap}, "not a bcdump profile baseline (want an object, not a list)"},
+		{[]string{"decrypt", "--hex", "0g"}, `--hex: 'g' is not a hex digit`},
+		{[]string{"decrypt", "--hex", "012"}, `--hex: an odd number of hex digits (3)`},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, nil, tt.args...)
+		if code != exitTrouble || !strings.Contains(errs, tt.want) {
+			t.Errorf("%q: code %d err %q, want %q", tt.args, code, errs, tt.want)
+		}
 	}
 }

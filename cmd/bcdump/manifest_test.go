@@ -192,3 +192,32 @@ func TestReadManifest(t *testing.T) {
 		t.Errorf("missing manifest: code %d err %q", code, errs)
 	}
 }
+
+// Any JSON that is not a manifest (an object with other keys, a stats
+// JSON file) is rejected naming the key and the line, in one line.
+func TestReadBogusManifest(t *testing.T) {
+	dir := t.TempDir()
+	bogus := filepath.Join(dir, "bogus.json")
+	os.WriteFile(bogus, []byte(`{"not":"a manifest"}`), 0o644)
+	_, statsJSON, _ := runCLI(t, nil, "stats", "--format", "json", samplePcap)
+	statsFile := filepath.Join(dir, "stats.json")
+	os.WriteFile(statsFile, []byte(statsJSON), 0o644)
+	typed := filepath.Join(dir, "typed.json")
+	os.WriteFile(typed, []byte("{\n  \"directories\": [\n    {\"index\": 0, \"files\": \"App.pyc\"}\n  ]\n}\n"), 0o644)
+	tests := []struct{ file, want string }{
+		{bogus, `bogus.json: bad manifest: line 1: unknown key "not"`},
+		{statsFile, `stats.json: bad manifest: line 2: unknown key "sources"`},
+		{typed, `typed.json: bad manifest: line 3: key "directories[0].files" must be a list, not a string`},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"read", "stats"} {
+			code, out, errs := runCLI(t, nil, cmd, "--manifest", tt.file, samplePcap)
+			if code != exitTrouble || out != "" || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("%s --manifest %s: code %d out %d bytes err %q, want %q", cmd, filepath.Base(tt.file), code, len(out), errs, tt.want)
+			}
+		}
+	}
+	if code, _, errs := runCLI(t, nil, "manifest", "verify", bogus, dir); code != exitTrouble || !strings.Contains(errs, `unknown key "not"`) {
+		t.Errorf("manifest verify: code %d err %q", code, errs)
+	}
+}

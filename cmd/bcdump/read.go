@@ -22,6 +22,8 @@ type readOptions struct {
 	count   int
 	context int
 	write   string
+	timeFmt string
+	widthFlags
 }
 
 func newReadCmd(s *streams) *cobra.Command {
@@ -62,7 +64,11 @@ given.`,
   bcdump read -Y 'anomalies' -w findings.pcapng session.pcap`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRead(s, o, args, cmd.Flags().Changed("format"))
+			fl := cmd.Flags()
+			if err := colorWithJSON(fl, o.format); err != nil {
+				return err
+			}
+			return runRead(s, o, args, fl.Changed("format"), fl.Changed("time-format"), fl.Changed("wide"), fl.Changed("width"))
 		},
 	}
 	f := cmd.Flags()
@@ -74,6 +80,9 @@ given.`,
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
+	f.BoolVar(&o.wide, "wide", false, "table: whole lines and addresses even on a terminal (as when piped)")
+	f.IntVar(&o.width, "width", 0, "table: cut lines to N columns and show addresses as labels (c1, s) defined once (default: so on a terminal, at its width)")
+	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
 	return cmd
 }
 
@@ -83,6 +92,9 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 		return nil, err
 	}
 	pal := report.NewPalette(on)
+	if withCipher && format != "hex" {
+		return nil, fmt.Errorf("--cipher adds the enciphered bytes to the hex dump; it does nothing with --format %s (use -F hex)", format)
+	}
 	switch format {
 	case "table", "":
 		return report.NewTable(s.out, pal, flushEach), nil
@@ -94,7 +106,7 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
 
-func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error {
+func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven, wideGiven, widthGiven bool) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -115,6 +127,16 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven bool) error
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
+		if timeGiven {
+			if err := setTimeFormat(rep, o.format, o.timeFmt); err != nil {
+				return err
+			}
+		}
+		if err := o.widthFlags.apply(rep, o.format, s.out, wideGiven, widthGiven); err != nil {
+			return err
+		}
+	} else if timeGiven || wideGiven || widthGiven {
+		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")
 	}
 	if o.write != "" && many {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))

@@ -72,18 +72,23 @@ func newRoot(s *streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bcdump",
 		Short: "Dissect Star Trek: Bridge Commander 1.1 multiplayer traffic",
-		Long: `bcdump reads packet captures (pcap, pcapng, gzip; "-" for stdin) of
-Bridge Commander 1.1 multiplayer traffic (UDP 22101), deciphers the AlbyRules
-stream cipher and decodes transport messages and game opcodes.
+		Long: `bcdump reads packet captures (pcap, pcapng; gzip, xz or zstd compressed;
+"-" for stdin) of Bridge Commander 1.1 multiplayer traffic (UDP 22101),
+deciphers the AlbyRules stream cipher and decodes transport messages and
+game opcodes.
 
 Exit status: 0 success, 1 a finding you asked to fail on, 2 trouble.
 Colour: --color auto|always|never; NO_COLOR disables it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("bcdump {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
-		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s), newManifestCmd(s),
-		newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s))
+		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
+		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newManCmd())
+	registerCompletions(root)
 	return root
 }
 

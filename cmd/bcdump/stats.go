@@ -18,6 +18,7 @@ type statsOptions struct {
 	filterFlag
 	format string
 	color  string
+	brief  bool
 }
 
 func newStatsCmd(s *streams) *cobra.Command {
@@ -37,18 +38,25 @@ directory stands for every capture under it, in name order. A capture that
 cannot be read is reported and listed under "Skipped" (or "Cut off", counted
 up to the damage), the others are summarized, and the exit status is 2.
 Formats: table (text tables), json (one JSON document, see README).
+--brief prints one line per flow instead, like tshark -z conv,udp.
 
 -Y counts only the datagrams and events a display filter selects, and lists
 only the flows those datagrams belong to (their per-flow figures are the
 whole flow's); the header names the filter.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runStats(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
+				return err
+			}
+			return runStats(s, o, args)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
 	o.filterFlag.register(f, "count only matching datagrams and events, and their flows")
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	f.BoolVarP(&o.brief, "brief", "b", false, "one line per flow (like tshark -z conv,udp): client, server, peer, player, duration, datagrams, bytes, RTT p50/p95, retransmissions, anomalies by severity")
 	return cmd
 }
 
@@ -59,6 +67,9 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	}
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("--format must be table or json, not %q", o.format)
+	}
+	if o.brief && o.format == "json" {
+		return fmt.Errorf("--brief is a one-line-per-flow table; -F json has every flow's figures in \"flows\"")
 	}
 	on, err := useColor(o.color, s.out)
 	if err != nil {
@@ -92,9 +103,12 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if run.opened == 0 {
 		return run.err() // nothing to summarize
 	}
-	if o.format == "json" {
+	switch {
+	case o.format == "json":
 		err = st.WriteJSON(s.out)
-	} else {
+	case o.brief:
+		err = st.WriteBrief(s.out)
+	default:
 		err = st.WriteTable(s.out, report.NewPalette(on))
 	}
 	if err != nil {

@@ -206,3 +206,18 @@ func TestStatsOpenBCSession3(t *testing.T) {
 		t.Errorf("flow 3 anomalies %+v, want retransmit 6", d.Flows[2].Anomalies)
 	}
 }
+
+// stats --brief prints one line per flow under a header, as the golden.
+func TestStatsBrief(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "stats", "--brief", testdata+"/captures/openbc-session-3.pcap")
+	want, err := os.ReadFile(testdata + "/golden/openbc-session-3.stats.brief")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || errs != "" || out != string(want) {
+		t.Errorf("code %d err %q\n%s\nwant\n%s", code, errs, out, want)
+	}
+	if code, _, errs := runCLI(t, nil, "stats", "-b", "-F", "json", samplePcap); code != exitTrouble || !strings.Contains(errs, "--brief") {
+		t.Errorf("--brief -F json: code %d err %q", code, errs)
+	}
+}

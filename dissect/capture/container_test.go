@@ -89,12 +89,16 @@ func TestContainers(t *testing.T) {
 		{"pcapng/le-pcapgo-two-interfaces", ngLE, "pcapng", ngLEWant},
 		{"pcapng/be-two-sections", nb.b, "pcapng", ngBEWant},
 		{"pcapng/gzip", gzipped(t, nb.b), "pcapng", ngBEWant},
+		{"pcap/xz", xzed(t, pcapFile(t, 1, true, true, ethFrames)), "pcap", pcapWant(id)},
+		{"pcapng/xz", xzed(t, nb.b), "pcapng", ngBEWant},
+		{"pcap/zstd", zstded(t, pcapFile(t, 1, true, true, ethFrames)), "pcap", pcapWant(id)},
+		{"pcapng/zstd", zstded(t, nb.b), "pcapng", ngBEWant},
 		{"pcapng/le-section-then-be-sections", append(bytes.Clone(ngLE), nb.b...), "pcapng", append(slices.Clone(ngLEWant), renumber(ngBEWant, 4)...)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := openBytes(t, tc.file, Options{AllFrames: true})
-			if r.Format() != tc.format || r.Compressed() != bytes.HasPrefix(tc.file, gzipMagic) {
+			if r.Format() != tc.format || r.Compressed() != (bytes.HasPrefix(tc.file, gzipMagic) || bytes.HasPrefix(tc.file, xzMagic) || bytes.HasPrefix(tc.file, zstdMagic)) {
 				t.Errorf("format %q compressed %v", r.Format(), r.Compressed())
 			}
 			got, err := readAll(t, r)

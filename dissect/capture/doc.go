@@ -3,7 +3,8 @@
 //
 // Input may be pcap (either byte order, µs or ns timestamps), pcapng (either
 // byte order, several interfaces with different link types, several
-// sections), either of them gzip-compressed, or "-" for stdin. The format is
+// sections), either of them compressed with gzip, xz or zstd, or "-" for
+// stdin. The format is
 // recognised by its magic bytes, never by the file name.
 //
 // Parsing the containers is left to gopacket's pure-Go pcapgo readers. In

@@ -3,7 +3,6 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 const bufSize = 64 << 10
 
 var (
-	gzipMagic   = []byte{0x1f, 0x8b}
 	pcapngMagic = []byte{0x0a, 0x0d, 0x0d, 0x0a}
 	pcapMagics  = [][]byte{
 		{0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, // µs, LE and BE
@@ -24,7 +22,8 @@ var (
 	}
 )
 
-// Open opens a capture file; "-" reads stdin. gzip is undone transparently.
+// Open opens a capture file; "-" reads stdin. gzip, xz and zstd are undone
+// transparently, told by content.
 // The Reader owns the file and closes it in Close (stdin is left open).
 func Open(path string, opt Options) (*Reader, error) {
 	if path == "-" {
@@ -52,22 +51,24 @@ func NewReader(r io.Reader, name string, opt Options) (*Reader, error) {
 	return newReader(r, name, -1, nil, opt)
 }
 
-func newReader(src io.Reader, name string, size int64, closer io.Closer, opt Options) (*Reader, error) {
+func newReader(src io.Reader, name string, size int64, closer io.Closer, opt Options) (_ *Reader, err error) {
 	r := &Reader{name: name, size: size, closer: closer, opt: opt}
 	r.raw = &countingReader{r: src}
 	in := bufio.NewReaderSize(r.raw, bufSize)
 
-	if head, _ := in.Peek(2); bytes.Equal(head, gzipMagic) {
-		zr, err := gzip.NewReader(in)
-		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
-		}
-		r.compressed = true
-		in = bufio.NewReaderSize(zr, bufSize)
+	in, comp, zc, err := Decompress(in, name)
+	if err != nil {
+		return nil, err
 	}
+	r.compression, r.zcloser = comp, zc
+	defer func() {
+		if err != nil {
+			zc.Close()
+		}
+	}()
 
-	magic, err := in.Peek(4)
-	switch {
+	magic, perr := in.Peek(4)
+	switch err := perr; {
 	case len(magic) == 0 && (err == io.EOF || err == nil):
 		return nil, fmt.Errorf("%s: %w (empty file)", name, ErrNotCapture)
 	case bytes.Equal(magic, pcapngMagic):

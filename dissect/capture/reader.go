@@ -16,16 +16,17 @@ import (
 // Reader returns the UDP datagrams of one capture file. It is not safe for
 // concurrent use.
 type Reader struct {
-	name       string
-	format     string
-	compressed bool
-	size       int64
-	raw        *countingReader
-	closer     io.Closer
-	fr         *framer
-	pcap       *pcapgo.Reader
-	ng         *pcapgo.NgReader
-	section    int
+	name        string
+	format      string
+	compression string    // "gzip", "xz", "zstd" or ""
+	zcloser     io.Closer // releases the decompressor
+	size        int64
+	raw         *countingReader
+	closer      io.Closer
+	fr          *framer
+	pcap        *pcapgo.Reader
+	ng          *pcapgo.NgReader
+	section     int
 
 	opt   Options
 	ports [1024]uint64 // bitmap of selected ports
@@ -307,8 +308,11 @@ func (r *Reader) Plaintext() bool {
 	return r.fr.plainMark
 }
 
-// Compressed reports whether the input was gzip-compressed.
-func (r *Reader) Compressed() bool { return r.compressed }
+// Compressed reports whether the input was compressed (gzip, xz or zstd).
+func (r *Reader) Compressed() bool { return r.compression != "" }
+
+// Compression is "gzip", "xz" or "zstd" for compressed input, else "".
+func (r *Reader) Compression() string { return r.compression }
 
 // LinkType is the link type of a pcap file, or of the first interface of a
 // pcapng file (0 before one was read). Per-frame link types are in Packet.
@@ -340,8 +344,11 @@ func (r *Reader) Progress() (done, total int64) { return r.raw.n.Load(), r.size 
 
 // Close releases the file if Open opened it.
 func (r *Reader) Close() error {
-	// The gzip reader holds no resources; its Close would only repeat a
-	// stream error that Next has already reported.
+	// The gzip and xz readers hold no resources; zstd's decoder does.
+	if r.zcloser != nil {
+		r.zcloser.Close()
+		r.zcloser = nil
+	}
 	var err error
 	if r.closer != nil {
 		err = r.closer.Close()

@@ -2,9 +2,12 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bcdump/bcdump/report"
 )
 
 // Options say what counts as a difference. The zero value compares the
@@ -52,6 +55,39 @@ const (
 	PathRetransmits = "retransmits"
 	PathAcked       = "acked"
 )
+
+// Compared lists the key paths of a message that are compared besides
+// its decoded fields (fields.<key>), and the pseudo-paths above, in the
+// order --ignore's error lists them.
+var Compared = []string{"type", "reliable", "ordered", "opcode", "payload_hex", "text", PathSeq, PathTime, PathRetransmits, PathAcked}
+
+// CheckIgnore returns an error for an --ignore pattern that can match
+// nothing: not one of Compared, not "fields" nor a chain of the decoders'
+// field names below it (report.FieldSchema; "[n]" and "[]" allowed).
+func CheckIgnore(patterns []string) error {
+	for _, p := range patterns {
+		if !validIgnore(p) {
+			return fmt.Errorf("--ignore %q matches nothing; valid paths: %s, gamespy.<key>, fields, fields.<key> (any key `bcdump fields` lists under messages.fields, e.g. fields.game_time or fields.files.content_hash)", p, strings.Join(Compared, ", "))
+		}
+	}
+	return nil
+}
+
+func validIgnore(p string) bool {
+	bare := stripIndices(strings.ReplaceAll(p, "[]", ""))
+	if slices.Contains(Compared, bare) || bare == "fields" || bare == "gamespy" {
+		return true
+	}
+	if key, ok := strings.CutPrefix(bare, "gamespy."); ok {
+		return key != "" // GameSpy keys are whatever the server sends
+	}
+	rest, ok := strings.CutPrefix(bare, "fields.")
+	if !ok || rest == "" {
+		return false
+	}
+	_, ok = report.FieldSchema().Field("messages.fields." + rest)
+	return ok
+}
 
 // Ignored reports whether --ignore patterns drop the leaf at path. A
 // pattern matches a path it equals or is a prefix of at a key boundary,

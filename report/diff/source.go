@@ -2,8 +2,6 @@ package diff
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -15,8 +13,9 @@ import (
 	"github.com/bcdump/bcdump/report/filter"
 )
 
-// Load reads one side of a diff from r: a capture (pcap or pcapng, gzip
-// allowed) or a saved `bcdump read --format json` trace (gzip allowed),
+// Load reads one side of a diff from r: a capture (pcap or pcapng; gzip,
+// xz or zstd allowed) or a saved `bcdump read --format json` trace
+// (likewise compressed or not),
 // told apart by content: a trace's first non-blank byte is '{'. opt
 // configures the dissector for captures (game ports; a manifest only adds
 // labels, which are not compared).
@@ -43,15 +42,11 @@ func LoadFiltered(name string, r io.Reader, opt dissect.Options, f *filter.Filte
 // loadSource is Load keeping the records keep selects (traces) and the
 // datagrams dkeep selects (captures); nil keeps all.
 func loadSource(name string, r io.Reader, opt dissect.Options, keep Keep, dkeep func(*dissect.Datagram) bool) (*Conversation, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 64<<10), name)
+	if err != nil {
+		return nil, err
 	}
+	defer zc.Close()
 	isJSON, err := looksLikeJSON(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/bcdump/bcdump/report/internal/jsonerr"
 )
 
 // record is the part of one `bcdump read --format json` line the diff
@@ -71,7 +73,7 @@ const MaxLineLen = 16 << 20
 func parseRecord(line []byte, r *record) (ok bool, err error) {
 	*r = record{}
 	if err := json.Unmarshal(line, r); err != nil {
-		return false, err
+		return false, errors.New(jsonerr.Describe(err))
 	}
 	switch r.Kind {
 	case "game", "gamespy":

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bcdump/bcdump/report/internal/jsonerr"
 )
 
 // Kind groups compared metrics that share a tolerance.
@@ -460,7 +462,7 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	var b Baseline
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, fmt.Errorf("baseline: not a bcdump profile baseline (%s)", jsonerr.Describe(err))
 	}
 	if b.Version != 1 {
 		return nil, fmt.Errorf("baseline: not a bcdump profile baseline (want \"bcdump_profile_baseline\": 1)")

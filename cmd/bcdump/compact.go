@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/report"
+)
+
+// widthFlags are --wide and --width: how the table fits the terminal.
+type widthFlags struct {
+	wide  bool
+	width int
+}
+
+// compactTable decides the table's form: on a terminal (and with --width)
+// lines are cut to the width and addresses labelled; piped, and with
+// --wide, lines are whole, as they always were.
+func (o *widthFlags) apply(rep report.Reporter, format string, out io.Writer, wideGiven, widthGiven bool) error {
+	if wideGiven && widthGiven {
+		return fmt.Errorf("--wide and --width contradict each other: give one")
+	}
+	t, ok := rep.(*report.Table)
+	if !ok {
+		if wideGiven || widthGiven {
+			return fmt.Errorf("--wide and --width shape the table's lines; --format %s has none", format)
+		}
+		return nil
+	}
+	switch {
+	case widthGiven:
+		if o.width < 0 {
+			return fmt.Errorf("--width cannot be negative")
+		}
+		t.SetCompact(report.Compact{Width: o.width})
+	case o.wide:
+	default:
+		if cols := terminalWidth(out); cols > 0 {
+			t.SetCompact(report.Compact{Width: cols})
+		}
+	}
+	return nil
+}
+
+// colorWithJSON rejects --color given with -F json: JSON has no colour.
+func colorWithJSON(fl *pflag.FlagSet, format string) error {
+	if fl.Changed("color") && format == "json" {
+		return fmt.Errorf("--color colours the table and hex formats; -F json has no colour")
+	}
+	return nil
+}
+
+// terminalWidth is the column count of out when it is a terminal, else 0.
+// COLUMNS overrides what the terminal says; 80 when neither tells.
+func terminalWidth(out io.Writer) int {
+	f, ok := out.(*os.File)
+	if !ok || !isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd()) {
+		return 0
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if n := ttyColumns(f); n > 0 {
+		return n
+	}
+	return 80
+}

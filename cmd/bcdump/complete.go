@@ -1,0 +1,139 @@
+package main
+
+import (
+	"net"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/diff"
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+// registerCompletions gives the flags that take one of a few values their
+// completions, on every command that has them: --format (the formats its
+// usage names), --color, --fail-on (severities), -Y (filter fields, and
+// anomaly codes after anomalies.code ==), -i (interface names) and -t
+// (time formats).
+func registerCompletions(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		var fn cobra.CompletionFunc
+		switch f.Name {
+		case "format":
+			fn = cobra.FixedCompletions(formatChoices(f.Usage), cobra.ShellCompDirectiveNoFileComp)
+		case "color":
+			fn = cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp)
+		case "fail-on":
+			fn = cobra.FixedCompletions(severityNames(), cobra.ShellCompDirectiveNoFileComp)
+		case "filter":
+			fn = completeFilter
+		case "interface":
+			fn = completeInterface
+		case "time-format":
+			fn = cobra.FixedCompletions(timeFormats, cobra.ShellCompDirectiveNoFileComp)
+		case "ignore":
+			if cmd.Name() != "diff" {
+				return
+			}
+			fn = completeIgnore
+		default:
+			return
+		}
+		_ = cmd.RegisterFlagCompletionFunc(f.Name, fn)
+	})
+	for _, c := range cmd.Commands() {
+		registerCompletions(c)
+	}
+}
+
+// formatChoices reads the formats from a --format usage text ("output
+// format: table, json or hex"; "text (unified diff) or json"), so the
+// completions cannot drift from what the command says it accepts.
+func formatChoices(usage string) []string {
+	_, list, ok := strings.Cut(usage, ": ")
+	if !ok {
+		return nil
+	}
+	list = parenthesis.ReplaceAllString(list, "")
+	var out []string
+	for _, part := range listSep.Split(list, -1) {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+var (
+	parenthesis = regexp.MustCompile(`\s*\([^)]*\)`)
+	listSep     = regexp.MustCompile(`,\s*|\s+or\s+`)
+)
+
+func severityNames() []string {
+	return []string{anomaly.Note.String(), anomaly.Warn.String(), anomaly.Error.String()}
+}
+
+// codeContext is the end of a filter expression after which an anomaly
+// code (quoted) comes next.
+var codeContext = regexp.MustCompile(`anomalies\.code\s*(==|!=|eq|ne)\s*$`)
+
+// completeFilter completes the last word of a -Y expression: a field name
+// (bcdump fields), or an anomaly code after "anomalies.code ==". Each
+// completion is the whole expression, as the shell matches it against the
+// word being completed.
+func completeFilter(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	i := strings.LastIndexAny(toComplete, " !()") + 1
+	prefix, word := toComplete[:i], toComplete[i:]
+	var out []cobra.Completion
+	if codeContext.MatchString(prefix) {
+		for _, in := range anomaly.All() {
+			if c := `"` + in.Name + `"`; strings.HasPrefix(c, word) || strings.HasPrefix(in.Name, word) {
+				out = append(out, prefix+c)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	for _, name := range report.FieldSchema().Names() {
+		if strings.HasPrefix(name, word) {
+			out = append(out, prefix+name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeIgnore lists what diff --ignore accepts: the compared paths and
+// fields.<key> for every decoder field.
+func completeIgnore(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	add := func(p string) {
+		if strings.HasPrefix(p, toComplete) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range diff.Compared {
+		add(p)
+	}
+	add("fields")
+	for _, name := range report.FieldSchema().Names() {
+		if rest, ok := strings.CutPrefix(name, "messages.fields."); ok {
+			add("fields." + rest)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeInterface lists the network interfaces and "any".
+func completeInterface(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	out := []cobra.Completion{"any"}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	for _, in := range ifs {
+		out = append(out, in.Name)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
