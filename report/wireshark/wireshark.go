@@ -169,9 +169,9 @@ func gameFieldType(kinds []string) (ftype, base string) {
 		return "uint32", "base.DEC"
 	case all("int"):
 		return "int32", "base.DEC"
-	case all("float", "vec"):
-		return "float", ""
 	case all("uint", "int", "float", "vec"):
+		// float32 values shown as doubles: Wireshark prints a float field
+		// with 6 digits, a double with enough for every float32.
 		return "double", ""
 	case all("bool"):
 		return "bool", ""
