@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bcdump/bcdump/report/reporttest"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect"
@@ -52,29 +53,7 @@ var formats = []struct {
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(testdata, "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report -update and review the diff)", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	reporttest.Golden(t, filepath.Join(testdata, "golden", name), got, *update, "./report")
 }
 
 func TestGoldenSample(t *testing.T) {

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/report/reporttest"
 
 	"github.com/gopacket/gopacket/layers"
 
@@ -21,29 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/diff -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report/diff -update and review the diff)", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	reporttest.Golden(t, filepath.Join("testdata", "golden", name), got, *update, "./report/diff")
 }
 
 // sampleVariant is the sample with four differences: the client's chat

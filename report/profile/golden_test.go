@@ -3,9 +3,10 @@ package profile
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bcdump/bcdump/report/reporttest"
 
 	"github.com/bcdump/bcdump/dissect/capture"
 )
@@ -28,26 +29,7 @@ func profileFile(t testing.TB, path string) *Profiler {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(testdata, "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/profile -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report/profile -update and review the diff)", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	reporttest.Golden(t, filepath.Join(testdata, "golden", name), got, *update, "./report/profile")
 }
 
 func TestGoldenSession3(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bcdump/bcdump/report/reporttest"
+
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/bcdump/bcdump/checksum"
@@ -341,33 +343,7 @@ func TestGolden(t *testing.T) {
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(testdata, "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/story -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if !bytes.Equal(gl[i], wl[i]) {
-				// JSON lines are long: show where they part.
-				j := 0
-				for j < len(gl[i]) && j < len(wl[i]) && gl[i][j] == wl[i][j] {
-					j++
-				}
-				from := max(j-80, 0)
-				t.Fatalf("%s differs at line %d, byte %d:\n got: …%s\nwant: …%s\n(run go test ./report/story -update and review the diff)",
-					path, i+1, j+1, gl[i][from:min(j+120, len(gl[i]))], wl[i][from:min(j+120, len(wl[i]))])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	reporttest.Golden(t, filepath.Join(testdata, "golden", name), got, *update, "./report/story")
 }
 
 // A client that goes silent: the tracker's peer-timeout event (from
