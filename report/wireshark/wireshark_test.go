@@ -87,5 +87,3 @@ func TestGeneratedStable(t *testing.T) {
 		t.Error("two runs generate different plugins")
 	}
 }
-
-
