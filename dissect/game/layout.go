@@ -275,3 +275,61 @@ var layouts = map[uint8]Layout{
 	0x40: {rd(OpU8, "team"), rd(OpI32, "kills"), rd(OpI32, "score"), done},
 	0x41: {rd(OpI32, "player"), rd(OpU8, "team"), done},
 }
+
+// SummaryItem is one "label=value" of a table summary (the label left out
+// when empty): the first top-level field called Key, shown as the table
+// shows it.
+type SummaryItem struct{ Key, Label string }
+
+// Summaries returns, for the opcodes whose table summary is a plain list of
+// fields, that list (TestSummariesMatchSummarizers checks it against the
+// Summarizers). The others (events, the checksum handshake, raw file
+// transfer) are summarized by code.
+func Summaries() map[uint8][]SummaryItem { return summaries }
+
+func items(kv ...string) []SummaryItem {
+	out := make([]SummaryItem, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, SummaryItem{kv[i], kv[i+1]})
+	}
+	return out
+}
+
+var (
+	sumObjCreate = items("owner_slot", "slot", "team", "team", "object", "obj", "species", "species", "player_name", "name")
+	sumObjectID  = items("object", "obj")
+	sumChat      = items("sender", "peer", "text", "")
+	sumScore     = items("player", "player", "kills", "kills", "deaths", "deaths", "score", "score", "team", "team")
+	sumNone      = items("extra", "extra")
+)
+
+var summaries = map[uint8][]SummaryItem{
+	0x00: items("game_time", "t", "player_slot", "slot", "map", "map"),
+	0x01: sumNone,
+	0x02: sumObjCreate,
+	0x03: sumObjCreate,
+	0x04: items("reason", "reason"),
+	0x13: sumNone,
+	0x14: sumObjectID,
+	0x15: items("ship", "ship", "other", "other", "contact_count", "contacts", "force", "force"),
+	0x16: items("collision_damage", "collisions"),
+	0x18: items("name", "name"),
+	0x19: items("tube", "tube", "torpedo_type", "type", "target", "target"),
+	0x1A: items("emitter", "emitter", "target", "target"),
+	0x1C: items("object", "obj", "game_time", "t", "flags", "flags"),
+	0x1D: sumObjectID,
+	0x1E: sumObjectID,
+	0x1F: items("object", "obj", "set_name", "set"),
+	0x29: items("object", "obj", "position", "pos", "value_a", "a", "value_b", "b"),
+	0x2A: sumNone,
+	0x2C: sumChat,
+	0x2D: sumChat,
+	0x35: items("player_limit", "players", "system", "system", "time_limit", "time", "frag_limit", "frags"),
+	0x36: items("killer", "killer", "victim", "victim", "victim_deaths", "deaths"),
+	0x37: sumScore,
+	0x38: items("reason", "reason"),
+	0x39: sumNone,
+	0x3F: sumScore,
+	0x40: items("team", "team", "kills", "kills", "score", "score"),
+	0x41: items("player", "player", "team", "team"),
+}

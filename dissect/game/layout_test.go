@@ -302,3 +302,32 @@ func TestLayoutsMatchDecoders(t *testing.T) {
 	}
 	t.Logf("%d payloads decoded both ways, %d opcodes", n, len(perOp))
 }
+
+// TestSummariesMatchSummarizers checks the declarative summaries (the
+// plugin's Info column) against the Summarizers on every capture payload.
+func TestSummariesMatchSummarizers(t *testing.T) {
+	var f Fields
+	n := 0
+	for _, p := range layoutPayloads(t) {
+		items, ok := Summaries()[p[0]]
+		if !ok {
+			continue
+		}
+		op, _ := Decode(p, &f)
+		want := string(op.Summary(nil, p, &f))
+		var got []byte
+		for _, it := range items {
+			got = kv(got, 0, &f, it.Key, it.Label)
+		}
+		if string(got) != want {
+			t.Fatalf("%s % X: summarizer %q, table %q", op.Name, p, want, got)
+		}
+		n++
+	}
+	for c, items := range Summaries() {
+		if Lookup(c).Summary == nil || len(items) == 0 {
+			t.Errorf("opcode 0x%02X: a summary table without a summarizer", c)
+		}
+	}
+	t.Logf("%d summaries compared", n)
+}

@@ -44,6 +44,7 @@ type data struct {
 	Transport        []kv
 	Opcodes          []kv
 	Layouts          []layoutEntry
+	Summaries        []layoutEntry
 	Anomalies        []anomaly.Info
 	Fields           []Field
 	Cols             [][]uint32
@@ -92,6 +93,16 @@ func build() data {
 	sort.Ints(codes)
 	for _, c := range codes {
 		d.Layouts = append(d.Layouts, layoutEntry{c, luaSteps(layouts[uint8(c)])})
+	}
+	sums := game.Summaries()
+	for _, c := range codes {
+		if items, ok := sums[uint8(c)]; ok {
+			var parts []string
+			for _, it := range items {
+				parts = append(parts, "{"+luaString(it.Key)+", "+luaString(it.Label)+"}")
+			}
+			d.Summaries = append(d.Summaries, layoutEntry{c, "{" + strings.Join(parts, ", ") + "}"})
+		}
 	}
 	d.Anomalies = anomaly.All()
 	d.Fields, d.GameFields = fields()
