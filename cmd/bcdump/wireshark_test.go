@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,33 +76,47 @@ func comparedKey(k string) bool {
 // compared values by frame, in document order.
 func bcdumpValues(t *testing.T, capture string) map[int][]kv {
 	t.Helper()
-	var out, errb bytes.Buffer
-	if code := run([]string{"read", "-F", "json", capture}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("bcdump read %s: exit %d: %s", capture, code, errb.String())
-	}
 	frames := map[int][]kv{}
-	sc := bufio.NewScanner(&out)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var head struct {
-			Frame int    `json:"frame"`
-			Kind  string `json:"kind"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
-			t.Fatal(err)
-		}
-		if head.Kind != "game" {
+	for _, rec := range readRecords(t, "read", "-F", "json", capture) {
+		if rec.Kind != "game" {
 			continue
 		}
 		var vals []kv
-		walkJSON(t, sc.Bytes(), func(path []string, val string) {
+		walkJSON(t, rec.line, func(path []string, val string) {
 			if k := bcdumpKey(path); k != "" {
 				vals = append(vals, kv{k, val})
 			}
 		})
-		frames[head.Frame] = vals
+		frames[rec.Frame] = vals
 	}
 	return frames
+}
+
+// record is one JSON record bcdump printed.
+type record struct {
+	Frame int    `json:"frame"`
+	Kind  string `json:"kind"`
+	line  []byte
+}
+
+// readRecords runs bcdump with args and returns the records it printed.
+func readRecords(t *testing.T, args ...string) []record {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(args, nil, &out, &errb); code != exitOK {
+		t.Fatalf("bcdump %q: exit %d: %s", args, code, errb.String())
+	}
+	var recs []record
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		rec := record{line: append([]byte(nil), sc.Bytes()...)}
+		if err := json.Unmarshal(rec.line, &rec); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }
 
 // bcdumpKey maps a JSON path of bcdump's record to the plugin's field: a
@@ -217,52 +231,15 @@ func tsharkValues(t *testing.T, tshark, plugin, capture string) map[int][]kv {
 		t.Fatalf("tshark on %s: %s", capture, s)
 	}
 	frames := map[int][]kv{}
-	d := json.NewDecoder(bytes.NewReader(out))
 	frame := 0
-	var key string
-	expectKey := false
-	var stack []bool // true: object
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
+	walkJSON(t, out, func(path []string, val string) {
+		switch key := path[len(path)-1]; {
+		case key == "frame.number":
+			frame, _ = strconv.Atoi(val)
+		case comparedKey(key):
+			frames[frame] = append(frames[frame], kv{key, val})
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		inObj := len(stack) > 0 && stack[len(stack)-1]
-		switch tok := tok.(type) {
-		case json.Delim:
-			switch tok {
-			case '{':
-				stack = append(stack, true)
-				expectKey = true
-				continue
-			case '[':
-				stack = append(stack, false)
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-			}
-			if len(stack) > 0 && stack[len(stack)-1] {
-				expectKey = true
-			}
-			continue
-		case string:
-			if inObj && expectKey {
-				key = tok
-				expectKey = false
-				continue
-			}
-			if key == "frame.number" {
-				frame, _ = strconv.Atoi(tok)
-			} else if comparedKey(key) {
-				frames[frame] = append(frames[frame], kv{key, tok})
-			}
-		}
-		if inObj {
-			expectKey = true
-		}
-	}
+	})
 	return frames
 }
 
@@ -307,13 +284,8 @@ func compareFrame(want, got []kv) (int, string) {
 	for k := range g {
 		keys[k] = true
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
 	n := 0
-	for _, k := range sorted {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		wv, gv := w[k], g[k]
 		if len(wv) != len(gv) {
 			return n, fmt.Sprintf("%s: bcdump %q, plugin %q", k, wv, gv)
@@ -338,13 +310,8 @@ func TestWiresharkConformance(t *testing.T) {
 	for _, capture := range wiresharkCaptures(t) {
 		want := bcdumpValues(t, capture)
 		got := tsharkValues(t, tshark, plugin, capture)
-		frames := make([]int, 0, len(want))
-		for f := range want {
-			frames = append(frames, f)
-		}
-		sort.Ints(frames)
 		shown := 0
-		for _, f := range frames {
+		for _, f := range slices.Sorted(maps.Keys(want)) {
 			total++
 			n, diff := compareFrame(want[f], got[f])
 			values += n
@@ -418,21 +385,8 @@ func TestWiresharkFilters(t *testing.T) {
 // checkFilter compares the frames "bcdump read -Y expr" and "tshark -Y
 // expr" select from capture.
 func checkFilter(t *testing.T, tshark, plugin, capture, expr string) {
-	var out, errb bytes.Buffer
-	if code := run([]string{"read", "-F", "json", "-Y", expr, capture}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("bcdump read -Y %q: exit %d: %s", expr, code, errb.String())
-	}
 	var want []string
-	sc := bufio.NewScanner(&out)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var rec struct {
-			Frame int    `json:"frame"`
-			Kind  string `json:"kind"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatal(err)
-		}
+	for _, rec := range readRecords(t, "read", "-F", "json", "-Y", expr, capture) {
 		if rec.Kind == "game" || rec.Kind == "gamespy" {
 			want = append(want, strconv.Itoa(rec.Frame))
 		}

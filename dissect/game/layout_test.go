@@ -2,7 +2,6 @@ package game
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -133,10 +132,7 @@ func (r *layoutRun) step(s Step) bool {
 		return r.steps(s.Else)
 	case OpRepeat:
 		for i := 0; i < int(r.value(s.Ref)) && d.ok(); i++ {
-			d.object("")
-			ended := r.steps(s.Body)
-			d.end()
-			if ended {
+			if r.element(s.Body) {
 				return true
 			}
 		}
@@ -146,10 +142,7 @@ func (r *layoutRun) step(s Step) bool {
 				d.r.Fail(d.r.Off(), "pairs")
 				break
 			}
-			d.object("")
-			ended := r.steps(s.Body)
-			d.end()
-			if ended {
+			if r.element(s.Body) {
 				return true
 			}
 		}
@@ -178,6 +171,15 @@ func (r *layoutRun) step(s Step) bool {
 	return false
 }
 
+// element runs body as one unnamed object of a loop; it reports whether
+// the layout ended.
+func (r *layoutRun) element(body []Step) bool {
+	r.d.object("")
+	ended := r.steps(body)
+	r.d.end()
+	return ended
+}
+
 // sameFields compares two decodings, notes aside.
 func sameFields(a, b []Field) string {
 	if len(a) != len(b) {
@@ -201,15 +203,7 @@ func layoutPayloads(t *testing.T) [][]byte {
 	paths = append(paths, filepath.Join(testdata, "sample.pcap"))
 	seen := map[string]bool{}
 	for _, path := range paths {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		udp, err := pcapUDPPayloads(raw, 22101)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, u := range udp {
+		for _, u := range captureUDP(t, path) {
 			if len(u) == 0 || u[0] == '\\' {
 				continue
 			}
