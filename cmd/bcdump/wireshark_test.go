@@ -61,10 +61,13 @@ func writePlugin(t *testing.T) string {
 type kv struct{ key, val string }
 
 // comparedKey reports whether a bc.* key takes part in the comparison:
-// the header, each message's type, seq and opcode name, and every decoded
-// field value (labels "<key>_name" are bcdump's notes, not values).
+// the header, each message's type, seq and opcode name, every decoded
+// field value (labels "<key>_name" are bcdump's notes, not values) and the
+// per-datagram anomalies (code and message).
 func comparedKey(k string) bool {
 	switch k {
+	case "bc.anomalies.code", "bc.anomalies.message":
+		return true
 	case "bc.peer_id", "bc.msg_count", "bc.messages.type", "bc.messages.seq",
 		"bc.messages.opcode_name", "bc.messages.reassembled.opcode_name":
 		return true
@@ -82,14 +85,29 @@ func bcdumpValues(t *testing.T, capture string) map[int][]kv {
 			continue
 		}
 		var vals []kv
+		keep := false // the anomaly being walked is one the plugin reports
 		walkJSON(t, rec.line, func(path []string, val string) {
-			if k := bcdumpKey(path); k != "" {
+			k := bcdumpKey(path)
+			switch k {
+			case "":
+				return
+			case "bc.anomalies.code":
+				keep = datagramCodes[val]
+			}
+			if keep || !strings.HasPrefix(k, "bc.anomalies.") {
 				vals = append(vals, kv{k, val})
 			}
 		})
 		frames[rec.Frame] = vals
 	}
 	return frames
+}
+
+// datagramCodes are the anomalies the plugin reports: those one datagram
+// shows by itself (framing, payload layout). The others need the flow.
+var datagramCodes = map[string]bool{
+	"short-datagram": true, "bad-length": true, "length-overrun": true, "unknown-transport-type": true,
+	"msg-count-mismatch": true, "trailing-bytes": true, "payload-malformed": true,
 }
 
 // record is one JSON record bcdump printed.

@@ -51,7 +51,8 @@ const (
 	// left (an unnamed object per round).
 	OpPairs Op = "pairs"
 	// OpDone fails on unread bytes and ends the layout; OpReturn ends it
-	// as it stands; OpFail fails with Name as the reason.
+	// as it stands; OpFail fails with Name as the reason (a format for the
+	// value an OpSwitch peeked).
 	OpDone   Op = "done"
 	OpReturn Op = "return"
 	OpFail   Op = "fail"
@@ -144,7 +145,7 @@ var objCreateLayout = Layout{
 			rd(OpHex32, "class_id"), rd(OpObjID, "object"), rd(OpU8, "species"),
 			rd(OpRest, "torpedo_data"),
 		}},
-	}, Else: []Step{{Op: OpFail, Name: "class_id is not a known object class"}}},
+	}, Else: []Step{{Op: OpFail, Name: "class_id 0x%08X is not a known object class (ship 0x00008008, torpedo 0x00008009)"}}},
 	ret,
 }
 
