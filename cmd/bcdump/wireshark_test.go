@@ -427,3 +427,46 @@ func clip(s []string) []string {
 	}
 	return s
 }
+
+// TestREADMEWiresharkTree checks the README's tshark -V tree is the
+// plugin's real output.
+func TestREADMEWiresharkTree(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmdline = "$ tshark -X lua_script:bcdump.lua -r testdata/sample.pcap -V -O bc -Y frame.number==24\n"
+	_, rest, ok := strings.Cut(string(b), cmdline)
+	if !ok {
+		t.Fatal("README lacks the tshark -V example")
+	}
+	want, _, _ := strings.Cut(rest, "```")
+	tshark := tsharkOrSkip(t)
+	plugin := writePlugin(t)
+	got, err := exec.Command(tshark, "-X", "lua_script:"+plugin, "-r", "../../testdata/sample.pcap", "-V", "-O", "bc", "-Y", "frame.number==24").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("README tshark -V example differs from the plugin's output; paste:\n%s", got)
+	}
+}
+
+func TestWiresharkInstall(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plugins")
+	var out, errb bytes.Buffer
+	if code := run([]string{"wireshark", "install", "--dir", dir}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "bcdump.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lua bytes.Buffer
+	if code := run([]string{"wireshark", "lua"}, nil, &lua, &errb); code != exitOK || !bytes.Equal(b, lua.Bytes()) {
+		t.Errorf("install wrote a different plugin than lua prints (exit %d)", code)
+	}
+	if !strings.Contains(out.String(), "Reload Lua Plugins") {
+		t.Errorf("install output does not say how to reload: %q", out.String())
+	}
+}
