@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
+	"unsafe"
 )
 
 // maxPending bounds the requests a Handshake remembers while waiting for
@@ -42,6 +43,16 @@ type pendingReq struct {
 	dir      string // TrimDir of the directory, cut to maxDirText (for messages)
 	dirHash  uint32 // StringHash of the whole TrimDir'd directory
 	reported bool
+}
+
+// StateBytes estimates the memory h holds (for a tracker's bound on
+// per-flow state).
+func (h *Handshake) StateBytes() int {
+	n := int(unsafe.Sizeof(*h)) + cap(h.pending)*int(unsafe.Sizeof(pendingReq{}))
+	for _, p := range h.pending {
+		n += len(p.dir)
+	}
+	return n
 }
 
 // maxDirText caps the directory text a pending request keeps for messages,

@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/transport"
@@ -30,6 +31,14 @@ type hsFlow struct {
 	hs      checksum.Handshake
 	connect bool // a Connect (request or assignment) of this flow was seen
 	gap     bool // the capture cut game data of this flow (Handshake.Gap)
+}
+
+var _ transport.StateSizer = (*hsFlow)(nil)
+
+// StateBytes estimates the memory f holds, so handshake state counts
+// towards the tracker's MaxFlowBytes (transport.StateSizer).
+func (f *hsFlow) StateBytes() int {
+	return int(unsafe.Sizeof(*f)) - int(unsafe.Sizeof(f.hs)) + f.hs.StateBytes()
 }
 
 // analyzeHandshake feeds the delivered game payloads of dg to its flow's

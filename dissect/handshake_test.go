@@ -14,6 +14,7 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 	"github.com/bcdump/bcdump/transport/transporttest"
 )
@@ -529,12 +530,14 @@ func TestHandshakeUntouched(t *testing.T) {
 	}
 }
 
-// Handshake state lives with the transport flow, so the tracker's flow
-// limit bounds it: however many clients connect, the most recent flows keep
-// their state and an evicted flow's state is gone with it.
+// Handshake state lives with the transport flow, so the tracker's bound on
+// flow state (MaxFlowBytes, which counts it) bounds it: however many clients
+// connect, the most recent flows keep their state and an evicted flow's
+// state is gone with it.
 func TestHandshakeFlowBound(t *testing.T) {
 	s := newSynth(t, Options{})
-	clients := 3 * s.d.track.Config().MaxFlows
+	s.d.track = transport.NewTracker(transport.Config{MaxFlowBytes: 256 << 10})
+	const clients = 500
 	addr := func(i int) netip.AddrPort {
 		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 4000)
 	}
@@ -545,6 +548,9 @@ func TestHandshakeFlowBound(t *testing.T) {
 		if _, ok := s.d.track.Current().State().(*hsFlow); !ok {
 			t.Fatalf("client %d: no handshake state on its flow", i)
 		}
+	}
+	if n := s.d.track.ActiveFlows(); n >= clients || n < 10 || s.d.track.TrackedBytes() > 256<<10 {
+		t.Fatalf("%d flows active holding %d bytes after %d clients, want fewer within 256 KB", n, s.d.track.TrackedBytes(), clients)
 	}
 	// The newest client's round 0 is still outstanding: its answer matches.
 	if got := s.send(false, respBytes(0)); len(checksumAnoms([]seen{got})) != 0 {

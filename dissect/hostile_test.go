@@ -234,8 +234,9 @@ func TestHostileDissect(t *testing.T) {
 			if tt.anomaly != "" && codes[tt.anomaly] == 0 {
 				t.Errorf("no %s anomaly; got %v", tt.anomaly, codes)
 			}
-			// The tracker's documented bound is about 700 KB per hostile
-			// flow; these cases stay far below that times MaxFlows.
+			// The tracker bounds the state of its flows together
+			// (MaxFlowBytes, about 700 KB per hostile flow at most); what
+			// is left after Finish must be small.
 			if during > before+64<<20 {
 				t.Errorf("heap grew by %.1f MB", float64(during-before)/1e6)
 			}

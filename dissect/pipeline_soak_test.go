@@ -1,9 +1,7 @@
 package dissect_test
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -30,25 +28,8 @@ func heapInuse() uint64 {
 // after 1,000. The bounds are generous; the figures are logged.
 func TestSoakShortFlows(t *testing.T) {
 	const copies = 10000
-	raw, err := os.ReadFile(filepath.Join(testdata, "sample.pcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := replicate.Load(bytes.NewReader(raw), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "soak.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Write(f, replicate.Options{Copies: copies, Gap: time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	src := loadSource(t, filepath.Join(testdata, "sample.pcap"))
+	path := writeReplica(t, src, replicate.Options{Copies: copies, Gap: time.Second})
 
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {

@@ -1,6 +1,7 @@
 package dissect_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -118,7 +119,13 @@ func sameErr(a, b error) bool {
 // replicated writes copies of src back to back into a temporary file.
 func replicated(t testing.TB, src string, copies int) string {
 	t.Helper()
-	raw, err := os.ReadFile(src)
+	return writeReplica(t, loadSource(t, src), replicate.Options{Copies: copies})
+}
+
+// loadSource reads the capture at path for replicating.
+func loadSource(t testing.TB, path string) *replicate.Source {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +133,26 @@ func replicated(t testing.TB, src string, copies int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := s.Write(&out, replicate.Options{Copies: copies}); err != nil {
+	return s
+}
+
+// writeReplica writes src replicated with opt to a temporary file.
+func writeReplica(t testing.TB, src *replicate.Source, opt replicate.Options) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "replicated.pcap")
+	f, err := os.Create(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "replicated.pcap")
-	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = src.Write(w, opt)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path

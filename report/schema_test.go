@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -16,9 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/internal/fieldgen"
 )
@@ -202,31 +198,12 @@ func TestSchemaCoversJSON(t *testing.T) {
 		}
 		checkJSONLines(t, g, data, seen)
 	}
-	caps, _ := filepath.Glob(filepath.Join(testdata, "captures", "*.pcap"))
-	caps = append(caps, filepath.Join(testdata, "sample.pcap"))
-	for _, c := range caps {
-		checkJSONLines(t, c, render(t, c, func(w *bytes.Buffer) Reporter { return NewJSON(w, false) }), seen)
-	}
-	for _, code := range dissecttest.AnomalyCodes() {
-		s, _ := dissecttest.Anomaly(code)
-		var pc bytes.Buffer
-		if err := s.WritePcap(&pc); err != nil {
-			t.Fatal(err)
-		}
-		// Events as found: the event records of bcdump live.
-		for _, asFound := range []bool{false, true} {
-			var out bytes.Buffer
-			j := NewJSON(&out, false)
-			r, err := capture.NewReader(bytes.NewReader(pc.Bytes()), string(code), capture.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess := dissect.NewSession(dissect.SessionOptions{EventsAsFound: asFound})
-			if err := sess.Run(context.Background(), r, j); err != nil {
-				t.Fatal(err)
-			}
-			checkJSONLines(t, "anomaly "+code.String(), out.Bytes(), seen)
-		}
+	// The test captures and the anomaly sessions, with events as found
+	// (the event records of bcdump live) and at the end.
+	for _, src := range evalSources(t) {
+		var out bytes.Buffer
+		runSource(t, src, NewJSON(&out, false))
+		checkJSONLines(t, src.name, out.Bytes(), seen)
 	}
 	// The decoders' containers and the common record keys were all seen.
 	for _, p := range []string{"messages.fields.files", "messages.fields.name_hash", "kind", "anomalies.code", "code", "anomalies.frame"} {

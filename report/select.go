@@ -18,18 +18,16 @@ import (
 // json` prints for it: a datagram's, an event's ({"kind":"event",...}), or
 // an end-of-capture event's as a one-element summary record
 // ({"kind":"summary","anomalies":[...]}), so the summary keeps the
-// findings that match. The JSON is rendered into one reused buffer; when
-// out is the JSON reporter a match is written as rendered.
+// findings that match. The filter is evaluated on the decoded record
+// (Eval), which gives Match's answer on that JSON without rendering it:
+// only what is shown is rendered, by out.
 type Select struct {
 	out   dissect.Sink
-	json  *JSON         // out as the JSON reporter, or nil
 	mark  contextMarker // out's context marking, or nil
-	f     *filter.Filter
+	eval  *Eval         // nil: no filter
 	limit int
 	plan  *Plan
 
-	buf    []byte
-	enc    jsonCaches
 	ev     []dissect.Event
 	n      int // datagrams seen
 	shown  int // records shown (context not counted)
@@ -59,8 +57,7 @@ type SelectOptions struct {
 
 // NewSelect returns a Select passing what it selects to out.
 func NewSelect(out dissect.Sink, opt SelectOptions) *Select {
-	s := &Select{out: out, f: opt.Filter, limit: opt.Limit, plan: opt.Plan, onShow: opt.OnShow}
-	s.json, _ = out.(*JSON)
+	s := &Select{out: out, eval: newEval(opt.Filter), limit: opt.Limit, plan: opt.Plan, onShow: opt.OnShow}
 	s.mark, _ = out.(contextMarker)
 	return s
 }
@@ -71,13 +68,17 @@ func (s *Select) Shown() int { return s.shown }
 // Capped reports whether the run ended at the limit.
 func (s *Select) Capped() bool { return s.capped }
 
-// matchDatagram renders d into s.buf and tests it.
-func (s *Select) matchDatagram(d *dissect.Datagram) bool {
-	if s.f == nil {
-		return true
+// newEval is NewEval, nil for no filter.
+func newEval(f *filter.Filter) *Eval {
+	if f == nil {
+		return nil
 	}
-	s.buf = appendDatagramJSON(s.buf[:0], d, &s.enc)
-	return s.f.Match(s.buf)
+	return NewEval(f)
+}
+
+// matchDatagram tests d.
+func (s *Select) matchDatagram(d *dissect.Datagram) bool {
+	return s.eval == nil || s.eval.Datagram(d)
 }
 
 func (s *Select) Datagram(d *dissect.Datagram) error {
@@ -86,9 +87,9 @@ func (s *Select) Datagram(d *dissect.Datagram) error {
 	if s.plan != nil {
 		switch s.plan.at(i) {
 		case planMatch:
-			return s.show(d, false, false)
+			return s.show(d, false)
 		case planContext:
-			return s.show(d, true, false)
+			return s.show(d, true)
 		}
 		if s.plan.capped && i > s.plan.last {
 			s.capped = true
@@ -99,18 +100,16 @@ func (s *Select) Datagram(d *dissect.Datagram) error {
 	if !s.matchDatagram(d) {
 		return nil
 	}
-	return s.show(d, false, s.f != nil)
+	return s.show(d, false)
 }
 
-// show passes d on; rendered says s.buf holds its JSON.
-func (s *Select) show(d *dissect.Datagram, context, rendered bool) error {
+// show passes d on, as context or not.
+func (s *Select) show(d *dissect.Datagram, context bool) error {
 	if s.onShow != nil {
 		s.onShow(d, context)
 	}
 	var err error
 	switch {
-	case s.json != nil && rendered && !context:
-		err = s.json.writeRecord(s.buf)
 	case context && s.mark != nil:
 		s.mark.markContext(true)
 		err = s.out.Datagram(d)
@@ -131,26 +130,12 @@ func (s *Select) show(d *dissect.Datagram, context, rendered bool) error {
 
 // selectEvents returns the events whose records match, in a reused slice.
 func (s *Select) selectEvents(ev []dissect.Event, summary bool) []dissect.Event {
-	if s.f == nil {
+	if s.eval == nil {
 		return ev
 	}
 	s.ev = s.ev[:0]
 	for i := range ev {
-		b := s.buf[:0]
-		first := true
-		b = append(b, '{')
-		if summary {
-			b = append(b, `"kind":"summary","anomalies":[`...)
-			b = appendEventJSON(b, &ev[i])
-			b = append(b, ']')
-		} else {
-			b = appendKey(b, &first, "kind")
-			b = appendStr(b, "event")
-			b = appendEventKeys(b, &first, &ev[i])
-		}
-		b = append(b, '}')
-		s.buf = b
-		if s.f.Match(b) {
+		if summary && s.eval.Summary(&ev[i]) || !summary && s.eval.Event(&ev[i]) {
 			s.ev = append(s.ev, ev[i])
 		}
 	}
@@ -246,7 +231,7 @@ type planFlow struct {
 // NewPlanner returns a first pass for context n around matches of f, up
 // to limit matches (0: no limit).
 func NewPlanner(f *filter.Filter, n, limit int) *Planner {
-	return &Planner{sel: Select{f: f, limit: limit}, n: n, flows: map[[2]netip.AddrPort]*planFlow{}}
+	return &Planner{sel: Select{eval: newEval(f), limit: limit}, n: n, flows: map[[2]netip.AddrPort]*planFlow{}}
 }
 
 // Plan returns what the pass found.

@@ -362,7 +362,7 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 	}
 
 	for i := range d.Flows {
-		if err := writeFlowTable(bw, p, &d.Flows[i]); err != nil {
+		if err := writeFlowTable(bw, p, &d.Flows[i], tb); err != nil {
 			return err
 		}
 	}
@@ -401,7 +401,9 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 	return bw.Flush()
 }
 
-func writeFlowTable(w io.Writer, p *Palette, f *flowDoc) error {
+// writeFlowTable writes one flow's header lines and table, with tb (on w)
+// reused for the table.
+func writeFlowTable(w io.Writer, p *Palette, f *flowDoc, tb *statsTable) error {
 	if f.Other {
 		fmt.Fprintf(w, "\nOther flows (%s): %d finished flows beyond the tracker's limit, summed\n", f.Source, f.FlowsIn)
 	} else {
@@ -436,7 +438,7 @@ func writeFlowTable(w io.Writer, p *Palette, f *flowDoc) error {
 		fmt.Fprintf(w, "  rtt     p50 %s  p95 %s  max %s (%d samples%s)\n",
 			fmtMs(*r.P50Ms), fmtMs(*r.P95Ms), fmtMs(*r.MaxMs), r.Count, sampled)
 	}
-	tb := newStatsTable(w, "traffic", "c2s", "s2c", "total")
+	tb.reset("traffic", "c2s", "s2c", "total")
 	c, s := &f.C2S, &f.S2C
 	tb.row("datagrams", c.Datagrams, s.Datagrams)
 	tb.row("bytes", c.Bytes, s.Bytes)
@@ -489,33 +491,133 @@ func newTable(w io.Writer, align []tw.Align, header ...any) *tablewriter.Table {
 	return t
 }
 
-// statsTable is a metric | c2s | s2c | total table; the first failing
-// Append is kept for render.
+// statsTable is a metric | c2s | s2c | total table. It is rendered by hand
+// (a stats run prints one per flow, thousands of them; a tablewriter per
+// table took most of the time) exactly as newTable would render it, which
+// it falls back to for a cell that is not plain ASCII.
 type statsTable struct {
-	t   *tablewriter.Table
-	err error
+	w      io.Writer
+	header [4]string
+	rows   [][4]string
+	buf    []byte
 }
 
-func newStatsTable(w io.Writer, header ...any) *statsTable {
-	return &statsTable{t: newTable(w, []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight}, header...)}
+var statsAlign = []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight}
+
+func newStatsTable(w io.Writer, header ...string) *statsTable {
+	t := &statsTable{w: w}
+	copy(t.header[:], header)
+	return t
+}
+
+// reset starts another table on the same writer, keeping the buffers.
+func (t *statsTable) reset(header ...string) {
+	t.header = [4]string{}
+	copy(t.header[:], header)
+	clear(t.rows)
+	t.rows = t.rows[:0]
 }
 
 func (t *statsTable) row(label string, c2s, s2c uint64) {
-	if t.err == nil {
-		t.err = t.t.Append(label, u(c2s), u(s2c), u(c2s+s2c))
-	}
+	t.rows = append(t.rows, [4]string{label, u(c2s), u(s2c), u(c2s + s2c)})
 }
 
 // total adds a row with no direction.
 func (t *statsTable) total(label string, v uint64) {
-	if t.err == nil {
-		t.err = t.t.Append(label, "", "", u(v))
-	}
+	t.rows = append(t.rows, [4]string{label, "", "", u(v)})
 }
 
 func (t *statsTable) render() error {
-	if t.err != nil {
-		return t.err
+	var width [4]int
+	for _, r := range append([][4]string{t.header}, t.rows...) {
+		for c, cell := range r {
+			n, ok := plainWidth(cell)
+			if !ok {
+				return t.renderTablewriter()
+			}
+			width[c] = max(width[c], n)
+		}
 	}
-	return t.t.Render()
+	b := t.buf[:0]
+	sep := func() {
+		b = append(b, '+')
+		for _, n := range width {
+			for range n + 2 {
+				b = append(b, '-')
+			}
+			b = append(b, '+')
+		}
+		b = append(b, '\n')
+	}
+	line := func(r *[4]string) {
+		b = append(b, '|')
+		for c, cell := range r {
+			n, _ := plainWidth(cell)
+			b = append(b, ' ')
+			if c > 0 {
+				b = appendSpaces(b, width[c]-n)
+			}
+			b = append(b, cell...)
+			if c == 0 {
+				b = appendSpaces(b, width[c]-n)
+			}
+			b = append(b, ' ', '|')
+		}
+		b = append(b, '\n')
+	}
+	sep()
+	line(&t.header)
+	sep()
+	for i := range t.rows {
+		line(&t.rows[i])
+	}
+	if len(t.rows) > 0 {
+		sep()
+	}
+	t.buf = b
+	_, err := t.w.Write(b)
+	return err
+}
+
+// renderTablewriter renders the table with tablewriter (newTable).
+func (t *statsTable) renderTablewriter() error {
+	tt := newTable(t.w, statsAlign, t.header[0], t.header[1], t.header[2], t.header[3])
+	for _, r := range t.rows {
+		if err := tt.Append(r[0], r[1], r[2], r[3]); err != nil {
+			return err
+		}
+	}
+	return tt.Render()
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for range n {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// plainWidth is the display width of s if it is printable ASCII with at
+// most SGR colour sequences (ESC [ digits and semicolons m), which take no
+// room; ok is false for anything else.
+func plainWidth(s string) (n int, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			n++
+			continue
+		}
+		if c != 0x1b || i+1 >= len(s) || s[i+1] != '[' {
+			return 0, false
+		}
+		j := i + 2
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+			j++
+		}
+		if j >= len(s) || s[j] != 'm' {
+			return 0, false
+		}
+		i = j
+	}
+	return n, true
 }

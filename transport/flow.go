@@ -100,21 +100,28 @@ type Packet struct {
 //     or at the end of the flow. Once per silence.
 //   - peer-id-mismatch (warn, on the datagram): byte 0 is not the id assigned
 //     to (or first seen from) that address; once per run of the same wrong id.
-//   - tracking-limit (note): a flow was evicted (MaxFlows) or an unacked
-//     message left a full window (MaxTrackedMessages/Fragments); once per
-//     flow, direction and channel.
+//   - tracking-limit (note): a flow was evicted because the state of all
+//     active flows reached MaxFlowBytes (once per evicted flow), or an
+//     unacked message left a full window (MaxTrackedMessages/Fragments;
+//     once per flow, direction and channel).
 //
-// A message's tracking ends when it is evicted from its window, when a new
-// Connect request restarts the session, when its flow ends, or at Finish.
+// A flow ends when it has been idle for FlowIdle (capture time), at Finish,
+// or when evicted; a Disconnect ends its session, not the flow. A message's
+// tracking ends when it is evicted from its window, when a new Connect
+// request restarts the session, when its flow ends, or at Finish.
 type Tracker struct {
 	cfg       Config
 	now       int64 // newest capture time seen, ns since the epoch
 	nextSweep int64
 	started   bool
 
-	flows  map[FlowKey]*flow
-	last   *flow   // the flow of the previous datagram: skips the map most of the time
-	active []*flow // in creation order, for deterministic sweeps
+	flows  map[FlowKey]*flow     // the active flows
+	cache  *[flowCacheSize]*flow // direct-mapped by cacheSlot, in front of the map
+	last   *flow                 // the flow of the previous datagram: skips the map most of the time
+	lru    flowList              // active flows, most recently active first
+	timers flowHeap              // active flows by due time
+	batch  []*flow               // scratch for sweep
+	bytes  int                   // estimated state of the active flows
 	nextID FlowID
 	spare  []*flow // finished flows kept for reuse
 	rpool  []*reassembly
@@ -132,7 +139,7 @@ type Tracker struct {
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).
 func NewTracker(cfg Config) *Tracker {
-	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow)}
+	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow), cache: new([flowCacheSize]*flow)}
 	t.hash.SetSeed(maphash.MakeSeed())
 	return t
 }
@@ -142,11 +149,13 @@ func (t *Tracker) Config() Config { return t.cfg }
 
 // flow is the state of one client/server pair.
 type flow struct {
-	id    FlowID
-	key   FlowKey
-	first int64
-	last  int64
-
+	// What every datagram of the flow reads or writes comes first, so it
+	// shares a few cache lines: with thousands of flows most datagrams
+	// find their flow out of the cache.
+	key      FlowKey
+	first    int64
+	last     int64
+	touched  int64 // capture time f last moved to the front of Tracker.lru
 	lastDir  [2]int64
 	lastFr   [2]int
 	seenDir  [2]bool
@@ -154,31 +163,39 @@ type flow struct {
 
 	peerID      uint8
 	hasPeer     bool
-	peerFrom    string
 	serverID    uint8
 	hasServer   bool
 	connected   bool // peer id known and no Disconnect since
 	established bool // the client sent under its id: a new Connect starts a new session
 	badID       [2]int16
-	name        string
-	nameRaw     []byte
 
-	ch     [2][2]channel // [Dir][Channel]
 	reasm  []*reassembly
 	rbytes int
-	cuts   cutSeqs
-
-	st flowCounters
+	sized  uint64 // sizeKey() when bytes was counted
+	due    int64  // filed under this time in Tracker.timers (never later than due())
 
 	// state is what a layer above keeps about this flow (Flow.State); it
 	// is dropped with the flow.
 	state any
+
+	st flowCounters
+
+	ch [2][2]channel // [Dir][Channel]
+
+	id         FlowID
+	bytes      int   // size() when last counted in Tracker.bytes
+	hidx       int   // index in Tracker.timers
+	prev, next *flow // in Tracker.lru
+	peerFrom   string
+	name       string
+	nameRaw    []byte
+	cuts       cutSeqs
 }
 
 // Flow is a handle on the flow of the datagram Track saw last, for the
 // layers above the transport: their per-flow state lives in the flow and
 // their anomalies count in its statistics, so one lifecycle (creation,
-// idle timeout, eviction at MaxFlows, Finish) and one set of limits govern
+// idle timeout, eviction at MaxFlowBytes, Finish) and one set of limits govern
 // everything known about a flow. A Flow is valid until the next call of
 // Track, Advance or Finish.
 type Flow struct{ f *flow }
@@ -196,8 +213,13 @@ func (fl Flow) Key() FlowKey { return fl.f.key }
 // State returns what SetState stored for this flow (nil for a new flow).
 func (fl Flow) State() any { return fl.f.state }
 
-// SetState keeps v with the flow until it ends.
-func (fl Flow) SetState(v any) { fl.f.state = v }
+// SetState keeps v with the flow until it ends. If v is a StateSizer, its
+// size counts towards MaxFlowBytes from the flow's next datagram on,
+// updated as the flow's transport state grows.
+func (fl Flow) SetState(v any) {
+	fl.f.state = v
+	fl.f.sized = ^uint64(0) // recount on the next datagram
+}
 
 // Count adds an anomaly a layer above found (a malformed payload, a
 // checksum finding) to the flow's per-code statistics.
@@ -255,6 +277,8 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []anomaly.
 	if dg.Missing > 0 {
 		t.cut(f, d, dg)
 	}
+	t.schedule(f)
+	t.resize(f)
 	anoms, t.canoms = t.canoms, nil
 	return anoms
 }
@@ -275,8 +299,7 @@ func (t *Tracker) Events() []Event {
 // every flow as finished.
 func (t *Tracker) Finish() []Event {
 	mark := len(t.events)
-	for len(t.active) > 0 {
-		f := t.active[0]
+	for _, f := range t.byID() {
 		t.checkTimeouts(f)
 		t.finishFlow(f, "at the end of the capture")
 	}
@@ -307,17 +330,7 @@ func (t *Tracker) advance(ts int64) {
 		return
 	}
 	t.nextSweep = t.now + int64(sweepInterval)
-	mark := len(t.events)
-	for i := 0; i < len(t.active); {
-		f := t.active[i]
-		t.checkTimeouts(f)
-		if t.now-f.last > int64(t.cfg.FlowIdle) {
-			t.finishFlow(f, fmt.Sprintf("when its flow went idle for %s", t.cfg.FlowIdle))
-			continue
-		}
-		i++
-	}
-	t.sortEvents(mark)
+	t.sweep()
 }
 
 // sortEvents orders the events appended since mark by the frame they concern.
@@ -328,28 +341,25 @@ func (t *Tracker) sortEvents(mark int) {
 }
 
 // lookup returns the flow for key, creating it (and evicting the least
-// recently active flow at MaxFlows).
+// recently active flows to make room within MaxFlowBytes).
 func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
-	if t.last != nil && t.last.key == key {
-		return t.last
-	}
-	if f := t.flows[key]; f != nil {
-		t.last = f
+	if f := t.last; f != nil && f.key == key {
+		t.lru.touch(f, ts)
 		return f
 	}
-	if len(t.active) >= t.cfg.MaxFlows {
-		victim := t.active[0]
-		for _, f := range t.active[1:] {
-			if f.last < victim.last {
-				victim = f
-			}
-		}
-		mark := len(t.events)
-		t.flowEvent(victim, max(victim.lastFr[C2S], victim.lastFr[S2C]), -1, anomaly.NoOffset, victim.last, anomaly.TrackingLimit,
-			"flow evicted after %s idle to stay within %d tracked flows", time.Duration(ts-victim.last), t.cfg.MaxFlows)
-		t.checkTimeouts(victim)
-		t.finishFlow(victim, "when its flow was evicted")
-		t.sortEvents(mark)
+	slot := cacheSlot(&key)
+	if f := t.cache[slot]; f != nil && f.key == key {
+		t.last = f
+		t.lru.touch(f, ts)
+		return f
+	}
+	if f := t.flows[key]; f != nil {
+		t.last, t.cache[slot] = f, f
+		t.lru.touch(f, ts)
+		return f
+	}
+	for t.lru.tail != nil && t.bytes+flowBaseBytes > t.cfg.MaxFlowBytes {
+		t.evictFlow(t.lru.tail)
 	}
 	var f *flow
 	if n := len(t.spare); n > 0 {
@@ -361,8 +371,13 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 	t.nextID++
 	f.id = t.nextID
 	t.flows[key] = f
-	t.active = append(t.active, f)
-	t.last = f
+	t.lru.pushFront(f)
+	f.touched = ts
+	f.due = t.due(f)
+	t.timers.push(f)
+	f.bytes, f.sized = f.size(), f.sizeKey()
+	t.bytes += f.bytes
+	t.last, t.cache[slot] = f, f
 	return f
 }
 
@@ -389,9 +404,14 @@ func (t *Tracker) finishFlow(f *flow, why string) {
 	if t.last == f {
 		t.last = nil
 	}
-	if i := slices.Index(t.active, f); i >= 0 {
-		t.active = slices.Delete(t.active, i, i+1)
+	if slot := cacheSlot(&f.key); t.cache[slot] == f {
+		t.cache[slot] = nil
 	}
+	t.lru.unlink(f)
+	t.timers.remove(f)
+	t.bytes -= f.bytes
+	f.bytes = 0
+	f.state = nil
 	if len(t.spare) < 16 {
 		t.spare = append(t.spare, f)
 	}

@@ -7,9 +7,14 @@ import "time"
 // Memory per active flow is at most about MaxReassemblyBytes + 18 KB of
 // reassembly state, plus per direction and channel (4 of them)
 // MaxTrackedMessages x 416 B + MaxTrackedFragments x 72 B, plus
-// MaxRTTSamples x 8 B: about 700 KB with the defaults if a flow is hostile,
-// times MaxFlows (180 MB). A busy real session stays near 100 KB per flow
-// (256 remembered messages of about 200 B on each busy channel). Finished
+// MaxRTTSamples x 8 B: about 700 KB with the defaults if a flow is hostile.
+// A busy real session stays near 100 KB per flow (256 remembered messages
+// of about 200 B on each busy channel); a short one (the 27 datagrams of
+// testdata/sample.pcap) about 8 KB, with the layers above about 9.5 KB of
+// heap. MaxFlowBytes bounds the sum over all active flows of an estimate
+// of their state (Tracker.TrackedBytes): the 1 GB default holds 100,000
+// short flows or 10,000 busy ones; the process needs up to about twice the
+// bound with the garbage collector's headroom. Finished
 // flows keep a stats record of about 400 B plus names and anomaly counts
 // (at most MaxFinishedFlows of them).
 type Config struct {
@@ -31,8 +36,11 @@ type Config struct {
 	PeerTimeout time.Duration
 	// A flow without any datagram for this long is finished and freed.
 	FlowIdle time.Duration
-	// Flows tracked at once; the least recently active is finished early.
-	MaxFlows int
+	// Estimated bytes of state of all active flows together (windows,
+	// reassembly buffers, RTT samples, a layer's Flow.State); beyond it the
+	// least recently active flow is finished early (tracking-limit). There
+	// is no limit on the number of flows as such.
+	MaxFlowBytes int
 	// Stats records of finished flows kept individually; the rest are summed
 	// into one "other" record.
 	MaxFinishedFlows int
@@ -51,7 +59,7 @@ const (
 	DefaultMaxTrackedFragments = 512
 	DefaultPeerTimeout         = 45 * time.Second
 	DefaultFlowIdle            = 120 * time.Second
-	DefaultMaxFlows            = 256
+	DefaultMaxFlowBytes        = 1 << 30
 	DefaultMaxFinishedFlows    = 4096
 	DefaultMaxRTTSamples       = 4096
 )
@@ -70,7 +78,7 @@ func DefaultConfig() Config {
 		MaxTrackedFragments: DefaultMaxTrackedFragments,
 		PeerTimeout:         DefaultPeerTimeout,
 		FlowIdle:            DefaultFlowIdle,
-		MaxFlows:            DefaultMaxFlows,
+		MaxFlowBytes:        DefaultMaxFlowBytes,
 		MaxFinishedFlows:    DefaultMaxFinishedFlows,
 		MaxRTTSamples:       DefaultMaxRTTSamples,
 	}
@@ -96,7 +104,7 @@ func (c Config) withDefaults() Config {
 	pickI(&c.MaxTrackedFragments, d.MaxTrackedFragments)
 	pickD(&c.PeerTimeout, d.PeerTimeout)
 	pickD(&c.FlowIdle, d.FlowIdle)
-	pickI(&c.MaxFlows, d.MaxFlows)
+	pickI(&c.MaxFlowBytes, d.MaxFlowBytes)
 	pickI(&c.MaxFinishedFlows, d.MaxFinishedFlows)
 	pickI(&c.MaxRTTSamples, d.MaxRTTSamples)
 	return c

@@ -57,12 +57,14 @@ type FlowStats struct {
 
 // flowCounters is the live counting part of a flow.
 type flowCounters struct {
-	datagrams, bytes, acks, reliable, retrans, retransMsgs, keepalives, fragments, reassembled, badIDs [2]uint64
+	// Every datagram updates the first two; sizeKey reads the next four.
+	datagrams, bytes, reliable, fragments [2]uint64
+	rtt                                   []int64 // ns, at most MaxRTTSamples
+	anoms                                 map[anomaly.Code]int
 
-	rtt      []int64 // ns, at most MaxRTTSamples
-	rttCount uint64
-	rttMax   int64
-	anoms    map[anomaly.Code]int
+	acks, retrans, retransMsgs, keepalives, reassembled, badIDs [2]uint64
+	rttCount                                                    uint64
+	rttMax                                                      int64
 }
 
 // recycle returns zeroed counters that keep c's buffers.
@@ -161,12 +163,12 @@ func (t *Tracker) storeStats(f *flow) {
 // Flows lists every flow seen: finished ones (up to MaxFinishedFlows), the
 // active ones as they stand, by ID, then the "other" record if any.
 func (t *Tracker) Flows() []FlowStats {
-	out := make([]FlowStats, 0, len(t.done)+len(t.active)+1)
+	out := make([]FlowStats, 0, len(t.done)+len(t.flows)+1)
 	for _, s := range t.done {
 		s.Anomalies = maps.Clone(s.Anomalies)
 		out = append(out, s)
 	}
-	for _, f := range t.active {
+	for f := t.lru.head; f != nil; f = f.next {
 		out = append(out, f.snapshot(false))
 	}
 	slices.SortFunc(out, func(a, b FlowStats) int { return cmp.Compare(a.ID, b.ID) })

@@ -17,17 +17,18 @@ import (
 
 // piece is one transmitted unit of a reliable message: the whole message, or
 // one fragment. key is pieceKey(fragment, index), the ACK's matching fields.
+// Fields are ordered by size (56 bytes, no padding).
 type piece struct {
-	key      uint16
 	hash     uint64 // of the first send's bytes
 	frame    int
-	msg      int32
 	first    int64
-	retrans  int32
-	postAck  int32 // resends after this piece's matching ACK
-	acked    bool
 	ackFrame int
 	ackTime  int64
+	msg      int32
+	retrans  int32
+	postAck  int32 // resends after this piece's matching ACK
+	key      uint16
+	acked    bool
 }
 
 func pieceKey(frag bool, idx uint8) uint16 {
@@ -37,41 +38,41 @@ func pieceKey(frag bool, idx uint8) uint16 {
 	return 0
 }
 
-// sentMsg is one reliable message (all fragments of one seq).
+// sentMsg is one reliable message (all fragments of one seq). Fields are
+// ordered by size so the struct has little padding: a flow keeps
+// up to MaxTrackedMessages of them per direction and channel.
 type sentMsg struct {
-	typ      Type
-	op       int16 // game opcode (first payload byte of the whole message), -1 until seen
-	seq      uint16
-	ext      int64 // seq unwrapped within its channel, to tell a wrapped reuse
-	frag     bool
-	total    uint8
-	hasTotal bool
-
-	frame int
-	msg   int32
-	off   int32
-	first int64
-
-	retrans     int32
-	postAck     int32
+	ext         int64 // seq unwrapped within its channel, to tell a wrapped reuse
+	frame       int
+	first       int64
 	lastRe      int64
 	lastReFrame int
+	mmFrame     int
+	pieces      []piece
 
-	mismatch int32 // ACKs for this seq with the wrong fragment status or index
-	mmFrag   bool
-	mmIdx    uint8
-	mmFrame  int
+	msg        int32
+	off        int32
+	retrans    int32
+	postAck    int32
+	mismatch   int32 // ACKs for this seq with the wrong fragment status or index
+	ackLostRe  int32
+	prev, next int32
 
+	op  int16 // game opcode (first payload byte of the whole message), -1 until seen
+	seq uint16
+
+	typ       Type
+	frag      bool
+	total     uint8
+	hasTotal  bool
+	mmFrag    bool
+	mmIdx     uint8
 	delivered bool // reassembled
 	abandoned bool // reassembly given up (overflow, timeout, bad total)
 	// ackLost: the capture lost or cut what may have been its ACK when it
 	// had been resent ackLostRe times; unACKed without more resends, it is
 	// no news (flow.acksLost).
-	ackLost   bool
-	ackLostRe int32
-
-	pieces     []piece
-	prev, next int32
+	ackLost bool
 }
 
 func (e *sentMsg) find(key uint16) int {

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"fmt"
+	"net/netip"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,18 +15,19 @@ import (
 // and a state update, the server ACKs and sends a reliable message of its own
 // that the client ACKs; every 16th client message is a 3-fragment message.
 type trkSteady struct {
-	tr    *Tracker
-	dg    Datagram
-	info  []MsgInfo
-	buf   []byte
-	frag  []byte
-	seq   uint16
-	n     int
-	bytes int
+	tr     *Tracker
+	client netip.AddrPort
+	dg     Datagram
+	info   []MsgInfo
+	buf    []byte
+	frag   []byte
+	seq    uint16
+	n      int
+	bytes  int
 }
 
 func newTrkSteady() *trkSteady {
-	return &trkSteady{tr: NewTracker(Config{}), info: make([]MsgInfo, 16), frag: trkPayload(0x21, 300)}
+	return &trkSteady{tr: NewTracker(Config{}), client: trkClients[0], info: make([]MsgInfo, 16), frag: trkPayload(0x21, 300)}
 }
 
 // step tracks one round of three datagrams and returns their messages;
@@ -37,7 +40,7 @@ func (s *trkSteady) step() int {
 	s.n++
 	track := func(dir Dir) {
 		Decode(s.buf, &s.dg)
-		s.tr.Track(Packet{Frame: s.n, Time: at, Client: trkClients[0], Server: trkServers[0], Dir: dir, Size: len(s.buf)},
+		s.tr.Track(Packet{Frame: s.n, Time: at, Client: s.client, Server: trkServers[0], Dir: dir, Size: len(s.buf)},
 			&s.dg, s.info, nil)
 		msgs += len(s.dg.Messages)
 		s.bytes += len(s.buf)
@@ -87,6 +90,42 @@ func BenchmarkTrack(b *testing.B) {
 		msgs += s.step()
 	}
 	b.SetBytes(int64(s.bytes / max(msgs, 1)))
+}
+
+// BenchmarkTrackFlows is BenchmarkTrack over n concurrent flows of one
+// tracker, a round of each in turn: the cost per message should not depend
+// on how many flows are tracked (issue 17: 3,000 flows within 1.25x of 3).
+func BenchmarkTrackFlows(b *testing.B) {
+	for _, n := range []int{3, 300, 3000} {
+		b.Run(fmt.Sprintf("flows=%d", n), func(b *testing.B) {
+			tr := NewTracker(Config{})
+			flows := make([]*trkSteady, n)
+			for i := range flows {
+				flows[i] = newTrkSteady()
+				flows[i].tr = tr
+				flows[i].client = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 9, byte(i >> 8), byte(i)}), 4000)
+			}
+			for range 300 { // warm up: fill the windows
+				for _, s := range flows {
+					s.step()
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			msgs, bytes := 0, 0
+			for i := 0; msgs < b.N; i++ {
+				s := flows[i%n]
+				s.bytes = 0
+				msgs += s.step()
+				bytes += s.bytes
+			}
+			b.SetBytes(int64(bytes / max(msgs, 1)))
+			b.ReportMetric(float64(tr.TrackedBytes())/float64(tr.ActiveFlows()), "B/flow")
+			if tr.ActiveFlows() != n || tr.nextID != FlowID(n) {
+				b.Fatalf("%d active flows of %d created, want %d", tr.ActiveFlows(), tr.nextID, n)
+			}
+		})
+	}
 }
 
 // BenchmarkTrackSession3 replays the OpenBC battle capture (already decoded)

@@ -104,12 +104,14 @@ const lostSeqs = maxCutSeqs / 4
 // assembling, so an ACK for one is AckCut and the reassembly may end
 // without fragment-incomplete, and the ACKs it may have carried spare the
 // messages of the other direction retransmit-unacked (acksLost). The
-// flow's statistics count an ip-fragment-incomplete note. fn, when not nil, is called with each flow marked (valid until fn
-// returns). Call Lost before tracking the datagrams that followed the lost
+// flow's statistics count an ip-fragment-incomplete note. fn, when not nil, is
+// called with each flow marked (valid until fn returns). Call Lost before tracking the datagrams that followed the lost
 // one.
 func (t *Tracker) Lost(src, dst netip.Addr, fn func(Flow)) {
 	src, dst = src.Unmap(), dst.Unmap()
-	for _, f := range t.active {
+	// Walked in recency order (deterministic, unlike the map); a loss is
+	// rare, so a walk over every active flow is cheap enough.
+	for f := t.lru.head; f != nil; f = f.next {
 		c, s := f.key.Client.Addr().Unmap(), f.key.Server.Addr().Unmap()
 		marked := false
 		if c == src && s == dst {

@@ -38,7 +38,7 @@ func FuzzTrack(f *testing.F) {
 		cfg := Config{
 			ReassemblyTimeout: 3 * time.Second, MaxOpenReassemblies: 2, MaxReassemblyBytes: 512,
 			MaxTrackedMessages: 4, MaxTrackedFragments: 8, PeerTimeout: 5 * time.Second,
-			FlowIdle: 20 * time.Second, MaxFlows: 3, MaxFinishedFlows: 2, MaxRTTSamples: 4,
+			FlowIdle: 20 * time.Second, MaxFlowBytes: roomFor(3), MaxFinishedFlows: 2, MaxRTTSamples: 4,
 		}
 		tr := NewTracker(cfg)
 		var dg Datagram
@@ -102,13 +102,13 @@ func trkFuzzEncode(steps []trkStep) []byte {
 // and its internal bookkeeping adds up.
 func (t *Tracker) checkBounds() error {
 	c := t.cfg
-	if len(t.active) > c.MaxFlows || len(t.flows) != len(t.active) {
-		return fmt.Errorf("%d active flows, %d in the map (max %d)", len(t.active), len(t.flows), c.MaxFlows)
+	if err := t.checkTable(); err != nil {
+		return err
 	}
 	if len(t.done) > c.MaxFinishedFlows || len(t.spare) > 16 || len(t.rpool) > 64 {
 		return fmt.Errorf("done %d, spare %d, pool %d", len(t.done), len(t.spare), len(t.rpool))
 	}
-	for _, f := range t.active {
+	for f := t.lru.head; f != nil; f = f.next {
 		if len(f.reasm) > c.MaxOpenReassemblies || f.rbytes > c.MaxReassemblyBytes {
 			return fmt.Errorf("flow %d: %d reassemblies, %d bytes", f.id, len(f.reasm), f.rbytes)
 		}
@@ -148,3 +148,54 @@ func (t *Tracker) checkBounds() error {
 	}
 	return nil
 }
+
+// checkTable verifies the flow table: map, list and heap hold the same
+// flows, the heap is ordered and files no flow later than it is due, and
+// the byte count adds up and stays within MaxFlowBytes (one flow alone may
+// exceed it). A flow's count is recomputed when it may have grown
+// (sizeKey); a layer's state that grew since is allowed some slack.
+func (t *Tracker) checkTable() error {
+	n, sum := 0, 0
+	for f := t.lru.head; f != nil; f = f.next {
+		if n++; n > len(t.flows) {
+			return fmt.Errorf("LRU list longer than the %d flows", len(t.flows))
+		}
+		if t.flows[f.key] != f || f.hidx < 0 || f.hidx >= len(t.timers) || t.timers[f.hidx] != f {
+			return fmt.Errorf("flow %d not in the map or heap", f.id)
+		}
+		if f.next == nil && t.lru.tail != f || f.next != nil && f.next.prev != f {
+			return fmt.Errorf("flow %d: broken links", f.id)
+		}
+		if f.due > t.due(f) {
+			return fmt.Errorf("flow %d filed at %d, due at %d", f.id, f.due, t.due(f))
+		}
+		if f.sized == f.sizeKey() && f.bytes < f.size()-4096 {
+			return fmt.Errorf("flow %d counted as %d bytes, holds %d", f.id, f.bytes, f.size())
+		}
+		sum += f.bytes
+	}
+	if n != len(t.flows) || len(t.timers) != n {
+		return fmt.Errorf("%d flows listed, %d in the map, %d in the heap", n, len(t.flows), len(t.timers))
+	}
+	for i := 1; i < len(t.timers); i++ {
+		if t.timers.less(i, (i-1)/2) {
+			return fmt.Errorf("heap out of order at %d", i)
+		}
+	}
+	for i, f := range t.cache {
+		if f != nil && (t.flows[f.key] != f || cacheSlot(&f.key) != i) {
+			return fmt.Errorf("cache slot %d holds flow %d, not active there", i, f.id)
+		}
+	}
+	if sum != t.bytes {
+		return fmt.Errorf("flows hold %d bytes, counted %d", sum, t.bytes)
+	}
+	if t.bytes > t.cfg.MaxFlowBytes && n > 1 {
+		return fmt.Errorf("%d flows hold %d bytes, more than %d", n, t.bytes, t.cfg.MaxFlowBytes)
+	}
+	return nil
+}
+
+// roomFor is a MaxFlowBytes with room for n small flows (a few messages
+// each), but not n+1.
+func roomFor(n int) int { return n*flowBaseBytes + flowBaseBytes/2 }

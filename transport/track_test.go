@@ -253,8 +253,8 @@ func TestFlowLifecycle(t *testing.T) {
 		t.Errorf("flows %v, want %s", got, want)
 	}
 
-	// MaxFlows evicts the least recently active flow; MaxFinishedFlows sums the rest.
-	tr, _ = trkRun(t, trkScript{cfg: Config{MaxFlows: 2, MaxFinishedFlows: 1}, steps: []trkStep{
+	// MaxFlowBytes evicts the least recently active flow; MaxFinishedFlows sums the rest.
+	tr, _ = trkRun(t, trkScript{cfg: Config{MaxFlowBytes: roomFor(2), MaxFinishedFlows: 1}, steps: []trkStep{
 		{at: 0, cl: 0, dg: trkDG(2, trkData(0, "a")), want: "new"},
 		{at: 1, cl: 1, dg: trkDG(3, trkData(0, "b")), want: "new"},
 		{at: 2, cl: 2, sv: 1, dg: trkDG(4, trkData(0, "c")), want: "new"},
@@ -297,7 +297,7 @@ func TestTrackShortInfo(t *testing.T) {
 // across its datagrams, gone when the flow ends idle or is evicted, and
 // anomalies counted through the handle appear in the flow's statistics.
 func TestFlowState(t *testing.T) {
-	tr := NewTracker(Config{FlowIdle: 10e9, MaxFlows: 2})
+	tr := NewTracker(Config{FlowIdle: 10e9, MaxFlowBytes: roomFor(2)})
 	cl := func(i int) netip.AddrPort {
 		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(2 + i)}), 50000)
 	}
@@ -326,7 +326,7 @@ func TestFlowState(t *testing.T) {
 	}
 	track(4, 31, 0).SetState("again")
 	track(5, 32, 1)
-	track(6, 33, 2) // evicts client 0 (MaxFlows 2)
+	track(6, 33, 2) // evicts client 0 (room for 2 flows)
 	if st := track(7, 34, 0).State(); st != nil {
 		t.Errorf("state %v survived eviction", st)
 	}

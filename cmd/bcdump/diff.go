@@ -8,6 +8,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/diff"
+	"github.com/bcdump/bcdump/report/filter"
 )
 
 type diffOptions struct {
@@ -91,12 +92,12 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if err != nil {
 		return err
 	}
-	old, err := loadSide(s, oldName, dopt, keep(flt))
+	old, err := loadSide(s, oldName, dopt, flt)
 	if err != nil {
 		return err
 	}
 	// A filter is not safe for concurrent use, nor needed: one at a time.
-	nw, err := loadSide(s, newName, dopt, keep(flt))
+	nw, err := loadSide(s, newName, dopt, flt)
 	if err != nil {
 		return err
 	}
@@ -115,14 +116,14 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	return nil
 }
 
-func loadSide(s *streams, name string, opt dissect.Options, keep diff.Keep) (*diff.Conversation, error) {
+func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
 	if name == "-" {
-		return diff.LoadSelected("stdin", s.in, opt, keep)
+		return diff.LoadFiltered("stdin", s.in, opt, flt)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return diff.LoadSelected(name, f, opt, keep)
+	return diff.LoadFiltered(name, f, opt, flt)
 }

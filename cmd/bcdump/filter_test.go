@@ -541,3 +541,28 @@ func TestReadWrite(t *testing.T) {
 		t.Errorf("tshark finds no error comment in the annotated copy (%v)", err)
 	}
 }
+
+// TestSessionProfileFilter: session and profile take -Y. An expression
+// every record matches changes nothing; one that selects a client's
+// datagrams leaves out the other players; a bad one exits 2 before
+// reading.
+func TestSessionProfileFilter(t *testing.T) {
+	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
+	for _, cmd := range []string{"session", "profile"} {
+		_, all, _ := runCLI(t, nil, cmd, "-F", "json", session3)
+		code, every, stderr := runCLI(t, nil, cmd, "-F", "json", "-Y", "kind", session3)
+		if code != exitOK || every != all {
+			t.Errorf("%s -Y kind: exit %d (%s), output differs from the unfiltered one", cmd, code, stderr)
+		}
+		code, some, stderr := runCLI(t, nil, cmd, "-F", "json", "-Y", `src == "127.0.0.1:38561" or dst == "127.0.0.1:38561"`, session3)
+		if code != exitOK || some == all {
+			t.Errorf("%s -Y one client: exit %d (%s), output the unfiltered one", cmd, code, stderr)
+		}
+		if code, _, stderr := runCLI(t, nil, cmd, "-Y", "nonesuch == 1", session3); code != exitTrouble || !strings.Contains(stderr, "nonesuch") {
+			t.Errorf("%s -Y nonesuch: exit %d, %q", cmd, code, stderr)
+		}
+	}
+	if _, out, _ := runCLI(t, nil, "session", "-Y", `src == "127.0.0.1:38561" or dst == "127.0.0.1:38561"`, session3); !strings.Contains(out, "Bot0") || strings.Contains(out, "Bot2  127.0.0.1:39401") {
+		t.Errorf("session -Y one client: the story is not Bot0's alone:\n%s", out)
+	}
+}

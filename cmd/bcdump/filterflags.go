@@ -7,7 +7,8 @@ import (
 	"github.com/bcdump/bcdump/report/filter"
 )
 
-// filterFlag is -Y/--filter, shared by read, stats, live and diff.
+// filterFlag is -Y/--filter, shared by read, stats, live, diff, session
+// and profile.
 type filterFlag struct {
 	expr string
 }
@@ -26,10 +27,10 @@ func (o *filterFlag) compile() (*filter.Filter, error) {
 	return filter.Compile(o.expr, report.FieldSchema())
 }
 
-// keep is the filter as a record predicate (nil keeps everything).
-func keep(f *filter.Filter) func([]byte) bool {
+// selected puts a Select with f in front of rep (rep itself when f is nil).
+func selected(rep report.Reporter, f *filter.Filter) report.Reporter {
 	if f == nil {
-		return nil
+		return rep
 	}
-	return f.Match
+	return report.NewSelect(rep, report.SelectOptions{Filter: f})
 }

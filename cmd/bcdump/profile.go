@@ -10,6 +10,7 @@ import (
 
 type profileOptions struct {
 	decodeFlags
+	filterFlag
 	format    string
 	perFlow   bool
 	dupWindow string
@@ -33,6 +34,8 @@ NewPlayerInGame -> MissionInit, object requests, GameSpy queries);
 StateUpdate cadence per object and its flag families.
 
 Several files are added up. --per-flow adds the same per flow.
+With -Y only matching datagrams and events are measured (decoding and flow
+tracking still see every datagram).
 Formats: table, json (a document "bcdump diff --profile" reads back).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runProfile(s, o, args) },
@@ -42,10 +45,15 @@ Formats: table, json (a document "bcdump diff --profile" reads back).`,
 	f.BoolVar(&o.perFlow, "per-flow", false, "also profile each flow")
 	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "largest gap between identical payloads that counts as a duplicate")
 	o.decodeFlags.register(f)
+	o.filterFlag.register(f, "measure matching datagrams and events only")
 	return cmd
 }
 
 func runProfile(s *streams, o *profileOptions, files []string) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("--format must be table or json, not %q", o.format)
 	}
@@ -61,7 +69,7 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 	var readErr error
 	for _, name := range files {
 		var opened bool
-		if opened, readErr = profileOne(s, name, opt, p, gate); readErr != nil {
+		if opened, readErr = profileOne(s, name, opt, p, flt, gate); readErr != nil {
 			if !opened {
 				return readErr
 			}

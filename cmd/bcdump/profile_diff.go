@@ -142,7 +142,7 @@ func loadProfile(s *streams, name string, dopt dissect.Options, popt profile.Opt
 	if name != "-" {
 		in.in = nil // decodeCapture opens the file by name
 	}
-	if _, err := profileOne(&in, name, dopt, p, nil); err != nil {
+	if _, err := profileOne(&in, name, dopt, p, nil, nil); err != nil {
 		return nil, err
 	}
 	return p.Doc(false), nil

@@ -5,19 +5,21 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/profile"
 )
 
 // profileOne adds one capture to p, through the decode loop read and stats
 // share. Like statsOne, a capture that breaks off is profiled up to the
 // break and its error returned; opened is false when it could not be opened.
-func profileOne(s *streams, name string, opt dissect.Options, p *profile.Profiler, gate *severityGate) (opened bool, err error) {
+// With a filter only the datagrams and events it selects are profiled.
+func profileOne(s *streams, name string, opt dissect.Options, p *profile.Profiler, flt *filter.Filter, gate *severityGate) (opened bool, err error) {
 	source := name
 	if name == "-" {
 		source = "stdin"
 	}
 	p.SetSource(source)
-	_, opened, err = decodeCapture(s, name, opt, p, gate)
+	_, opened, err = decodeCapture(s, name, opt, selected(p, flt), gate)
 	return opened, err
 }
 

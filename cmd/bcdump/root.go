@@ -67,7 +67,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		SilenceUsage:  true,
 	}
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
-		newSessionCmd(s), newProfileCmd(s), newFieldsCmd(s), newAnomaliesCmd(s), newManifestCmd(s),
+		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s), newManifestCmd(s),
 		newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s))
 	return root
 }

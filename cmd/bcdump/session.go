@@ -10,6 +10,7 @@ import (
 
 type sessionOptions struct {
 	decodeFlags
+	filterFlag
 	format string
 }
 
@@ -28,6 +29,8 @@ error-severity anomaly.
 
 With --manifest a failed checksum names the file that differs.
 Several files are read in turn into one story per server.
+With -Y the story is told from the matching datagrams and events only
+(decoding and flow tracking still see every datagram).
 Formats: table (text), json (one JSON document per server, one per line;
 see README).`,
 		Args: cobra.MinimumNArgs(1),
@@ -36,10 +39,15 @@ see README).`,
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
 	o.decodeFlags.register(f)
+	o.filterFlag.register(f, "tell the story of matching datagrams and events only")
 	return cmd
 }
 
 func runSession(s *streams, o *sessionOptions, files []string) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("--format must be table or json, not %q", o.format)
 	}
@@ -51,7 +59,7 @@ func runSession(s *streams, o *sessionOptions, files []string) error {
 	var readErr error
 	for _, name := range files {
 		var opened bool
-		if _, opened, readErr = decodeCapture(s, name, opt, an, gate); readErr != nil {
+		if _, opened, readErr = decodeCapture(s, name, opt, selected(an, flt), gate); readErr != nil {
 			if !opened {
 				return readErr
 			}

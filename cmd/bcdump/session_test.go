@@ -108,3 +108,26 @@ func TestREADMESessionExample(t *testing.T) {
 		t.Error("bcdump session testdata/sample.pcap differs from testdata/golden/session-sample.table")
 	}
 }
+
+func TestHTMLReportCLI(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	code, _, stderr := runCLI(t, nil, "report", "--manifest", filepath.Join(testdata, "vanilla-1.1.json"), "-Y", "bc.dir == \"c2s\"", "-o", out, samplePcap)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="bcdump-data"`, `"filter":"bc.dir == \"c2s\""`, "Cady2", "App.pyc"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if code, _, _ := runCLI(t, nil, "report", "-Y", "bc.nope ==", "-o", out, samplePcap); code != 2 {
+		t.Errorf("a bad filter: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, nil, "report", "-o", out, filepath.Join(t.TempDir(), "missing.pcap")); code != 2 {
+		t.Errorf("a missing file: exit %d, want 2", code)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
 )
 
 // Load reads one side of a diff from r: a capture (pcap or pcapng, gzip
@@ -20,17 +21,28 @@ import (
 // configures the dissector for captures (game ports; a manifest only adds
 // labels, which are not compared).
 func Load(name string, r io.Reader, opt dissect.Options) (*Conversation, error) {
-	return LoadSelected(name, r, opt, nil)
+	return loadSource(name, r, opt, nil, nil)
 }
 
-// Keep selects the records a conversation is built from by their JSON
-// (one object, as `read -F json` prints it): diff -Y passes a display
-// filter's Match. nil keeps every record.
+// Keep selects the records of a saved trace by their JSON (one object, as
+// `read -F json` prints it): diff -Y passes a display filter's Match. nil
+// keeps every record.
 type Keep func(record []byte) bool
 
-// LoadSelected is Load keeping only the records keep selects, on both
-// kinds of input alike.
-func LoadSelected(name string, r io.Reader, opt dissect.Options, keep Keep) (*Conversation, error) {
+// LoadFiltered is Load keeping only the records the display filter f
+// selects (all when f is nil): a capture's datagrams are tested decoded
+// (report.Eval), a trace's records by their JSON (Match); the answer is
+// the same.
+func LoadFiltered(name string, r io.Reader, opt dissect.Options, f *filter.Filter) (*Conversation, error) {
+	if f == nil {
+		return loadSource(name, r, opt, nil, nil)
+	}
+	return loadSource(name, r, opt, f.Match, report.NewEval(f).Datagram)
+}
+
+// loadSource is Load keeping the records keep selects (traces) and the
+// datagrams dkeep selects (captures); nil keeps all.
+func loadSource(name string, r io.Reader, opt dissect.Options, keep Keep, dkeep func(*dissect.Datagram) bool) (*Conversation, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
@@ -52,7 +64,7 @@ func LoadSelected(name string, r io.Reader, opt dissect.Options, keep Keep) (*Co
 		return nil, err
 	}
 	defer cr.Close()
-	return loadCapture(name, cr, opt, keep)
+	return loadCapture(name, cr, opt, dkeep)
 }
 
 // looksLikeJSON peeks past leading white space for a '{'.
@@ -98,7 +110,7 @@ func LoadCapture(name string, src capture.Source, opt dissect.Options) (*Convers
 	return loadCapture(name, src, opt, nil)
 }
 
-func loadCapture(name string, src capture.Source, opt dissect.Options, keep Keep) (*Conversation, error) {
+func loadCapture(name string, src capture.Source, opt dissect.Options, keep func(*dissect.Datagram) bool) (*Conversation, error) {
 	b := newBuilder(name, "capture")
 	var (
 		line []byte
@@ -106,10 +118,10 @@ func loadCapture(name string, src capture.Source, opt dissect.Options, keep Keep
 	)
 	err := dissect.NewSession(dissect.SessionOptions{Options: opt}).Run(context.Background(), src, dissect.SinkFuncs{
 		OnDatagram: func(dg *dissect.Datagram) error {
-			line = report.AppendDatagramJSON(line[:0], dg)
-			if keep != nil && !keep(line) {
+			if keep != nil && !keep(dg) {
 				return nil
 			}
+			line = report.AppendDatagramJSON(line[:0], dg)
 			ok, err := parseRecord(line, &rec)
 			if err != nil {
 				return fmt.Errorf("frame %d: %w", dg.Frame, err)

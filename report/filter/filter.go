@@ -2,10 +2,11 @@
 // (`messages.opcode_name == ChecksumResp and dir == c2s`) over the fields of
 // the JSON records that `bcdump read -F json` prints.
 //
-// A Filter is tested against a record's JSON bytes, not against bcdump's Go
-// structs, so "shown exactly when the expression is true for the JSON object
-// read -F json prints" holds by construction: there is no second mapping
-// from structs to field names that could drift from the JSON writer.
+// A Filter is tested either against a record's JSON bytes (Match: saved
+// traces) or on values fed to it from the decoded record (feed.go:
+// report.Eval, for captures, with no JSON rendered). Both run the same
+// atom tests and boolean structure; report's equivalence test keeps the
+// values Eval feeds equal to those in the JSON the writer prints.
 //
 // Semantics follow Wireshark's display filters: a path through an array is
 // true when any element makes it true; a relation on a field the record
@@ -83,6 +84,11 @@ type Filter struct {
 	// paths holds every path an atom names and every proper prefix of
 	// one, so the scanner can skip whatever no atom needs.
 	paths map[string]pathInfo
+	// ids numbers the paths atoms name, for feeding decoded values
+	// (feed.go): byID[id] is a path's atoms, names[id] the path.
+	ids   map[string]int
+	byID  [][]int
+	names []string
 	// scratch, reset per Match
 	hit, seen []bool
 	unesc     []byte
@@ -151,6 +157,7 @@ func Compile(expr string, s Schema) (*Filter, error) {
 	}
 	f.hit = make([]bool, len(f.atoms))
 	f.seen = make([]bool, len(f.atoms))
+	f.indexPaths()
 	return f, nil
 }
 

@@ -20,8 +20,10 @@ type scanner struct {
 	flat int
 }
 
-// maxDepth bounds recursion on hostile input; deeper values are skipped.
-const maxDepth = 64
+// MaxDepth bounds recursion on hostile input: values deeper than it
+// (the top-level object's members are at depth 1, each object or array
+// level adds one) are skipped, by Match and by feeders alike.
+const MaxDepth = 64
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -103,7 +105,7 @@ func (s *scanner) value(depth int) {
 		}
 	}
 	enter := s.flat < 0 && pi.flat
-	if (atoms == nil && alias == nil && !inner && !enter) || depth > maxDepth {
+	if (atoms == nil && alias == nil && !inner && !enter) || depth > MaxDepth {
 		s.skip()
 		return
 	}
@@ -121,8 +123,8 @@ func (s *scanner) value(depth int) {
 func (s *scanner) scan(depth int, atoms, alias []int, inner bool) {
 	switch c := s.b[s.i]; {
 	case c == '{':
-		s.present(atoms)
-		s.present(alias)
+		s.f.present(atoms)
+		s.f.present(alias)
 		if inner {
 			s.members(depth)
 		} else {
@@ -152,14 +154,21 @@ func (s *scanner) scan(depth int, atoms, alias []int, inner bool) {
 			s.bad = true
 			return
 		}
-		s.testString(atoms, raw)
-		s.testString(alias, raw)
+		if len(atoms)+len(alias) > 0 {
+			v := raw
+			if bytes.IndexByte(raw, '\\') >= 0 {
+				s.f.unesc = unescapeJSON(s.f.unesc[:0], raw)
+				v = s.f.unesc
+			}
+			s.f.testString(atoms, v)
+			s.f.testString(alias, v)
+		}
 	case c == 't' || c == 'f' || c == 'n':
 		word := s.word()
 		switch string(word) {
 		case "true", "false":
-			s.testBool(atoms, word[0] == 't')
-			s.testBool(alias, word[0] == 't')
+			s.f.testBool(atoms, word[0] == 't')
+			s.f.testBool(alias, word[0] == 't')
 		case "null":
 		default:
 			s.bad = true
@@ -171,23 +180,23 @@ func (s *scanner) scan(depth int, atoms, alias []int, inner bool) {
 			s.bad = true
 			return
 		}
-		s.testNumber(atoms, n)
-		s.testNumber(alias, n)
+		s.f.testNumber(atoms, n)
+		s.f.testNumber(alias, n)
 	}
 }
 
 // present marks a non-scalar value at the atoms' path.
-func (s *scanner) present(atoms []int) {
+func (f *Filter) present(atoms []int) {
 	for _, i := range atoms {
-		s.f.seen[i] = true
-		if s.f.atoms[i].op == opPresent {
-			s.f.hit[i] = true
+		f.seen[i] = true
+		if f.atoms[i].op == opPresent {
+			f.hit[i] = true
 		}
 	}
 }
 
-func (s *scanner) testNumber(atoms []int, n number) {
-	f := s.f
+// testNumber tests a number value at the atoms' path.
+func (f *Filter) testNumber(atoms []int, n number) {
 	for _, i := range atoms {
 		f.seen[i] = true
 		if f.hit[i] {
@@ -223,16 +232,8 @@ func numberHit(a *atom, n number) bool {
 	return relation(a.op, cmpNumber(n, a.lits[0].num))
 }
 
-func (s *scanner) testString(atoms []int, raw []byte) {
-	if len(atoms) == 0 {
-		return
-	}
-	f := s.f
-	v := raw
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		f.unesc = unescapeJSON(f.unesc[:0], raw)
-		v = f.unesc
-	}
+// testString tests a string value (unescaped) at the atoms' path.
+func (f *Filter) testString(atoms []int, v []byte) {
 	for _, i := range atoms {
 		f.seen[i] = true
 		if f.hit[i] {
@@ -266,8 +267,8 @@ func (s *scanner) testString(atoms []int, raw []byte) {
 	}
 }
 
-func (s *scanner) testBool(atoms []int, v bool) {
-	f := s.f
+// testBool tests a boolean value at the atoms' path.
+func (f *Filter) testBool(atoms []int, v bool) {
 	for _, i := range atoms {
 		f.seen[i] = true
 		if f.hit[i] {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/htmlreport"
+)
+
+type htmlReportOptions struct {
+	decodeFlags
+	filterFlag
+	out string
+}
+
+func newHTMLReportCmd(s *streams) *cobra.Command {
+	o := &htmlReportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report FILE... -o report.html",
+		Short: "Write one self-contained HTML page: summary, charts, ladders, checksums, anomalies",
+		Long: `Decode one or more captures and write one HTML page that opens offline in
+any current browser (every script and style inline; it loads nothing):
+
+  - the summary of bcdump session: server, settings, players with their
+    checksum verdict, RTT p50/p95, retransmit ratio and anomalies;
+  - per flow, time series linked in time (drag to zoom every chart, hover
+    for values): RTT of every matched ACK (minimum to maximum per pixel
+    column), datagrams/s and bytes/s each way, retransmissions/s, and the
+    anomalies as marks on the time axis;
+  - ladder diagrams: each flow's join handshake (Connect to
+    NewPlayerInGame) and the 20 datagrams around each error-severity
+    anomaly (the first 20 errors), ACKs linked to what they cleared,
+    retransmits and never-ACKed messages marked;
+  - with --manifest, the checksum tree of each player's answers with a
+    verdict per file (match, mismatch, unknown, missing), mismatches first;
+  - the session timeline and the anomaly table; a row jumps to its ladder
+    or its charts.
+
+-Y keeps only the datagrams and events a display filter selects.
+The page embeds its data as JSON (script#bcdump-data).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runHTMLReport(s, o, args) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.out, "output", "o", "report.html", "the HTML file to write (- for standard output)")
+	o.filterFlag.register(f, "report only matching datagrams and events")
+	o.decodeFlags.register(f)
+	return cmd
+}
+
+func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
+	flt, err := o.compile()
+	if err != nil {
+		return err
+	}
+	opt, gate, err := o.resolve()
+	if err != nil {
+		return err
+	}
+	hopt := htmlreport.Options{Sources: files, Filter: o.expr, Manifest: opt.Manifest}
+	if o.manifest != "" {
+		hopt.ManifestName = filepath.Base(o.manifest)
+	}
+	b := htmlreport.New(hopt)
+	var sink report.Reporter = b
+	if flt != nil {
+		sink = report.NewSelect(b, report.SelectOptions{Filter: flt})
+	}
+	var readErr error
+	for _, name := range files {
+		var opened bool
+		if _, opened, readErr = decodeCapture(s, name, opt, sink, gate); readErr != nil {
+			if !opened {
+				return readErr
+			}
+			break // report up to the break, then fail (like session)
+		}
+	}
+	var page bytes.Buffer
+	if err := htmlreport.Render(&page, b.Data()); err != nil {
+		return err
+	}
+	if o.out == "-" {
+		_, err = s.out.Write(page.Bytes())
+	} else {
+		err = os.WriteFile(o.out, page.Bytes(), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	if readErr != nil {
+		return readErr
+	}
+	return gate.err()
+}

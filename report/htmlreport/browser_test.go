@@ -1,0 +1,139 @@
+package htmlreport
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var screenshot = flag.String("screenshot", "", "also write the sample report's screenshot to this file (the README's)")
+
+// chromium finds the browser: chromium or chromium-browser on PATH. It
+// skips the test when there is none, but fails it in CI (CI=true), which
+// installs Debian's chromium.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed; CI must install it (apt-get install -y chromium)")
+	}
+	t.Skip("chromium is not installed")
+	return ""
+}
+
+// headless runs chromium on a page with no network, no extensions and a
+// fresh profile, with what it writes on stderr (console messages among it).
+func headless(t *testing.T, bin string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}, args...)
+	cmd := exec.CommandContext(ctx, bin, all...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// console matches what chromium logs of the page's console: any message,
+// an uncaught exception, a refused (blocked) or failed load.
+var console = regexp.MustCompile(`(?m)^.*(?::CONSOLE[:(]|Refused to|net::ERR_).*$`)
+
+// dragScript drags across the second quarter of the first chart and
+// records the plots' viewBox, and whether all charts share it.
+const dragScript = `<script>(function () {
+  var r = document.documentElement;
+  try {
+    var svg = document.querySelector("svg.chart"), p = svg.querySelector("svg.plot"), b = svg.getBoundingClientRect(), k = b.width / 1000;
+    function ev(target, type, f) { target.dispatchEvent(new MouseEvent(type, { bubbles: true, clientX: b.left + (64 + 920 * f) * k, clientY: b.top + 20 })); }
+    ev(svg, "mousedown", 0.25); ev(svg, "mousemove", 0.5); ev(window, "mouseup", 0.5);
+    var xw = function (q) { var v = q.getAttribute("viewBox").split(" "); return v[0] + " " + v[2]; };
+    var vb = p.getAttribute("viewBox"), same = true;
+    document.querySelectorAll("svg.chart svg.plot").forEach(function (q) { same = same && xw(q) === xw(p); });
+    r.setAttribute("data-selftest", vb + (same ? " linked" : " unlinked"));
+  } catch (e) { r.setAttribute("data-selftest", "error " + e); }
+})();</script>`
+
+var zoomed = regexp.MustCompile(`^2(29|30|31)(\.\d+)? 0 2(29|30|31)(\.\d+)? \d+ linked$`)
+
+// The reports of the testdata captures open in a headless browser: the
+// script runs without an error, nothing is requested (the page's CSP would
+// refuse it and the script records the violation), and the DOM holds every
+// chart, player name, anomaly code, checksum file name and ladder arrow.
+// A screenshot of each report is written for the test log.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	bin := chromium(t)
+	shots := os.Getenv("BCDUMP_SCREENSHOT_DIR")
+	if shots == "" {
+		shots = filepath.Join(os.TempDir(), "bcdump-report-screenshots")
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, page := build(t, c)
+			path := filepath.Join(t.TempDir(), c.name+".html")
+			if err := os.WriteFile(path, page, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The same page with a drag across the first chart: every
+			// chart zooms to the quarter dragged over.
+			dragged := filepath.Join(t.TempDir(), c.name+"-drag.html")
+			if err := os.WriteFile(dragged, bytes.Replace(page, []byte("</body>"), []byte(dragScript+"</body>"), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			url := "file://" + path
+			dom, logs := headless(t, bin, "--dump-dom", url)
+			for _, l := range console.FindAllString(logs, -1) {
+				t.Errorf("browser: %s", l)
+			}
+			if !strings.Contains(dom, `data-ready="1"`) {
+				t.Errorf("the page's script did not finish")
+			}
+			if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
+				t.Errorf("the page's script recorded errors: %s", m[1])
+			}
+			checkDOM(t, dom, d)
+			if len(d.Flows) > 0 {
+				dom, _ = headless(t, bin, "--window-size=1280,900", "--dump-dom", "file://"+dragged)
+				m := regexp.MustCompile(`data-selftest="([^"]*)"`).FindStringSubmatch(dom)
+				if m == nil || !zoomed.MatchString(m[1]) {
+					t.Errorf("dragging over the second quarter of a chart: %v, want viewBox 230 0 230 … on every chart", m)
+				}
+			}
+
+			png := filepath.Join(shots, "report-"+c.name+".png")
+			_, logs = headless(t, bin, "--hide-scrollbars", "--window-size=1280,2000", "--screenshot="+png, url)
+			for _, l := range console.FindAllString(logs, -1) {
+				t.Errorf("browser: %s", l)
+			}
+			if st, err := os.Stat(png); err != nil || st.Size() == 0 {
+				t.Fatalf("no screenshot: %v", err)
+			}
+			t.Logf("screenshot: %s", png)
+			if c.name == "sample" && *screenshot != "" {
+				_, _ = headless(t, bin, "--hide-scrollbars", "--window-size=1000,1400", "--force-device-scale-factor=0.75", "--screenshot="+*screenshot, url)
+				t.Logf("README screenshot: %s", *screenshot)
+			}
+		})
+	}
+}

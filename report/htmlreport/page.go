@@ -1,0 +1,118 @@
+package htmlreport
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/bcdump/bcdump/report/story"
+)
+
+//go:embed assets/page.html.tmpl
+var pageTmpl string
+
+//go:embed assets/report.css
+var pageCSS string
+
+//go:embed assets/report.js
+var pageJS string
+
+var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"chartsOf":   chartsOf,
+	"marks":      func(f *Flow, dur float64) template.HTML { return marksStrip(f.ID+"-marks", dur, f) },
+	"ladder":     ladderSVG,
+	"deref":      derefStr,
+	"derefInt":   derefInt,
+	"ms":         func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"pct":        func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) },
+	"secs":       fmtT,
+	"flowAnoms":  flowAnoms,
+	"flowOf":     flowOf,
+	"durationOf": durationOf,
+	"boolStr":    boolStr,
+}).Parse(pageTmpl))
+
+type pageView struct {
+	*Data
+	CSS  template.CSS
+	JS   template.JS
+	JSON template.JS
+}
+
+// Render writes the page of d to w.
+func Render(w io.Writer, d *Data) error {
+	blob, err := json.Marshal(d) // escapes <, > and & : safe inside <script>
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, pageView{Data: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), JSON: template.JS(blob)}); err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// chartsOf draws a flow's four charts.
+func chartsOf(f *Flow, dur float64) []template.HTML {
+	s := &f.Series
+	w, start := s.Width, s.Start
+	rtt := make([]float64, len(s.RTTMax))
+	copy(rtt, s.RTTMax)
+	return []template.HTML{
+		chart(f.ID+"-rtt", "RTT of matched ACKs, min–max per column", "ms", dur, w, start, []line{{"rtt", rtt}}, &[2][]float64{s.RTTMin, s.RTTMax}),
+		chart(f.ID+"-dg", "datagrams/s  client→server, server→client", "1/s", dur, w, start, []line{{"c2s", s.DgC2S}, {"s2c", s.DgS2C}}, nil),
+		chart(f.ID+"-bytes", "bytes/s  client→server, server→client", "B/s", dur, w, start, []line{{"c2s", s.BC2S}, {"s2c", s.BS2C}}, nil),
+		chart(f.ID+"-re", "retransmissions/s", "1/s", dur, w, start, []line{{"re", s.Retrans}}, nil),
+	}
+}
+
+func derefStr(s *string) string {
+	if s == nil {
+		return "–"
+	}
+	return *s
+}
+
+func derefInt(v *int) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprint(*v)
+}
+
+func boolStr(b *bool) string {
+	if b == nil {
+		return "–"
+	}
+	if *b {
+		return "on"
+	}
+	return "off"
+}
+
+// flowOf finds the flow of a player by address.
+func flowOf(d *Data, addr string) *Flow {
+	for i := range d.Flows {
+		if d.Flows[i].Client == addr {
+			return &d.Flows[i]
+		}
+	}
+	return nil
+}
+
+func flowAnoms(d *Data, addr string) string {
+	f := flowOf(d, addr)
+	if f == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%d / %d / %d", f.Anomalies[2], f.Anomalies[1], f.Anomalies[0])
+}
+
+func durationOf(s story.ServerDoc) string {
+	return strings.TrimSpace(s.FirstSeen + " – " + s.LastSeen)
+}
