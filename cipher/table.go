@@ -80,3 +80,10 @@ func buildTable() (t [columns][256]uint32) {
 	}
 	return t
 }
+
+// Tables returns the precomputed columns (d0..d4, the XOR word, the state
+// step) and the multipliers MUL^1..MUL^5 that Decrypt uses, for generators
+// that port the cipher to another language (the Wireshark plugin).
+func Tables() (cols [columns][256]uint32, mults [5]uint32) {
+	return tab, [5]uint32{m1, m2, m3, m4, m5}
+}

@@ -87,7 +87,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
-		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newManCmd())
+		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
 	registerCompletions(root)
 	return root
 }

@@ -153,14 +153,7 @@ type badPayload struct {
 // unfragmented data payloads.
 func decodeCapture(t *testing.T, path string) (map[uint8]*opStat, []badPayload) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	udp, err := pcapUDPPayloads(raw, 22101)
-	if err != nil {
-		t.Fatal(err)
-	}
+	udp := captureUDP(t, path)
 	stats := map[uint8]*opStat{}
 	var bad []badPayload
 	var f Fields
@@ -206,6 +199,20 @@ func checkBalanced(t testing.TB, f *Fields) {
 	if depth != 0 {
 		t.Fatalf("%d unclosed markers in %v", depth, f.List)
 	}
+}
+
+// captureUDP returns the UDP payloads on the game port of a classic pcap.
+func captureUDP(t testing.TB, path string) [][]byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	udp, err := pcapUDPPayloads(raw, 22101)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return udp
 }
 
 // pcapUDPPayloads is a minimal classic-pcap reader for tests: it returns the

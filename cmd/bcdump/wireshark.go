@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/report/wireshark"
+)
+
+// pluginFile is the plugin's file name in the plugin folder.
+const pluginFile = "bcdump.lua"
+
+func newWiresharkCmd(s *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "wireshark",
+		Short: "Generate or install the Wireshark dissector plugin (protocol bc)",
+		Long: `The Wireshark plugin is a Lua dissector generated from bcdump's own tables:
+it deciphers each datagram on UDP 22101 (a protocol preference), shows the
+transport messages and the decoded opcode fields under the field names of
+"bcdump fields" with a "bc." prefix (bc.messages.opcode_name,
+bc.messages.fields.name_hash, ...), reassembles fragments and flags
+per-datagram anomalies as expert info.`,
+		Args: cobra.NoArgs,
+	}
+	var out string
+	lua := &cobra.Command{
+		Use:   "lua",
+		Short: "Print the Lua dissector plugin (or write it to -o FILE)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var b bytes.Buffer
+			if err := wireshark.Generate(&b); err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				_, err := s.out.Write(b.Bytes())
+				return err
+			}
+			return os.WriteFile(out, b.Bytes(), 0o644)
+		},
+	}
+	lua.Flags().StringVarP(&out, "output", "o", "", "write the plugin to FILE instead of stdout")
+	var dir string
+	install := &cobra.Command{
+		Use:   "install",
+		Short: "Write the plugin into the personal Wireshark Lua plugin folder",
+		Long: `Writes bcdump.lua into Wireshark's personal Lua plugin folder:
+$XDG_CONFIG_HOME/wireshark/plugins (default ~/.config/wireshark/plugins) on
+Linux and macOS, %APPDATA%\Wireshark\plugins on Windows; --dir overrides it.
+Wireshark loads it at start; in a running Wireshark, Analyze > Reload Lua
+Plugins (Ctrl+Shift+L) picks up a new version.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				d, err := pluginDir()
+				if err != nil {
+					return err
+				}
+				dir = d
+			}
+			var b bytes.Buffer
+			if err := wireshark.Generate(&b); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			path := filepath.Join(dir, pluginFile)
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "wrote %s\nrestart Wireshark or use Analyze > Reload Lua Plugins (Ctrl+Shift+L)\n", path)
+			return nil
+		},
+	}
+	install.Flags().StringVar(&dir, "dir", "", "plugin folder (default: Wireshark's personal Lua plugin folder)")
+	cmd.AddCommand(lua, install)
+	return cmd
+}
+
+// pluginDir is Wireshark's personal Lua plugin folder.
+func pluginDir() (string, error) {
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("APPDATA"); d != "" {
+			return filepath.Join(d, "Wireshark", "plugins"), nil
+		}
+		return "", fmt.Errorf("APPDATA is not set; give --dir")
+	}
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "wireshark", "plugins"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder (%v); give --dir", err)
+	}
+	return filepath.Join(home, ".config", "wireshark", "plugins"), nil
+}

@@ -1,0 +1,336 @@
+package game
+
+import "github.com/bcdump/bcdump/checksum"
+
+// A Layout describes, as data, what an opcode's Decoder reads: a sequence
+// of Steps (primitives with field names, conditions, loops). Tools that
+// cannot run Go decoders (the Wireshark plugin bcdump generates) interpret
+// it; TestLayoutsMatchDecoders runs an interpreter of it against the
+// decoders on every payload of the test captures and on mutated payloads, so
+// the description cannot drift from the code.
+type Layout []Step
+
+// Op is one Step's operation.
+type Op string
+
+// The operations. Reads append a field called Name (none when Name is "-")
+// and, when Var is set, keep the value under that name for later tests.
+const (
+	OpU8     Op = "u8"     // uint, 1 byte
+	OpHex8   Op = "hex8"   // hex, 1 byte
+	OpHex16  Op = "hex16"  // hex, 2 bytes LE
+	OpHex32  Op = "hex32"  // hex, 4 bytes LE
+	OpObjID  Op = "objid"  // hex, 4 bytes LE (an object id)
+	OpI32    Op = "i32"    // int, 4 bytes LE
+	OpF32    Op = "f32"    // float, IEEE single LE
+	OpCF16   Op = "cf16"   // float, 16-bit compressed (section 8.4)
+	OpCV3    Op = "cv3"    // vec, 3 signed bytes / 127
+	OpCV4    Op = "cv4"    // vec, cv3 scaled by a cf16
+	OpVec3   Op = "vec3"   // vec, 3 x f32
+	OpBit    Op = "bit"    // bool, bit-packed (section 8.2)
+	OpFlag   Op = "flag"   // bool, bit N of the byte kept in Ref (no read)
+	OpStr8   Op = "str8"   // string, u8 length
+	OpStr16  Op = "str16"  // string, u16 length
+	OpStr32Z Op = "str32z" // string, i32 length and a NUL
+	OpBytes  Op = "bytes"  // bytes, N of them
+	OpRest   Op = "rest"   // bytes, all unread (possibly none)
+	OpObject Op = "object" // opens an object named Name; Body is its content
+	OpArray  Op = "array"  // opens an array named Name; Body is its content
+
+	// OpIf runs Body when the value kept in Ref, masked by Mask (all bits
+	// when 0), compares to Value as Cmp says ("ne", "eq"); Else otherwise.
+	// Ref "opcode" is the payload's first byte; "left" the unread count.
+	OpIf Op = "if"
+	// OpSwitch runs the Case whose Value equals Ref's value, Else when none.
+	// With Peek set, Ref is ignored and the subject is the u32 at the read
+	// position, not consumed.
+	OpSwitch Op = "switch"
+	// OpRepeat runs Body Ref times (as an unnamed object per round).
+	OpRepeat Op = "repeat"
+	// OpPairs runs Body while bytes remain, failing when fewer than N are
+	// left (an unnamed object per round).
+	OpPairs Op = "pairs"
+	// OpDone fails on unread bytes and ends the layout; OpReturn ends it
+	// as it stands; OpFail fails with Name as the reason (a format for the
+	// value an OpSwitch peeked).
+	OpDone   Op = "done"
+	OpReturn Op = "return"
+	OpFail   Op = "fail"
+
+	// The checksum handshake's own parsers (package checksum), whose
+	// layouts are recursive or version-dependent: the request's
+	// round/directory/filter/recursive (plain byte or bit group) and the
+	// response's hash tree.
+	OpChecksumRequest  Op = "checksum_request"
+	OpChecksumResponse Op = "checksum_response"
+)
+
+// Step is one operation of a Layout.
+type Step struct {
+	Op    Op
+	Name  string
+	Var   string
+	N     int
+	Ref   string
+	Mask  uint64
+	Cmp   string
+	Value uint64
+	Peek  bool
+	Body  []Step
+	Else  []Step
+	Cases []Case
+}
+
+// Case is one branch of an OpSwitch.
+type Case struct {
+	Value uint64
+	Body  []Step
+}
+
+// Layouts returns the layout of every opcode that has a decoder.
+func Layouts() map[uint8]Layout { return layouts }
+
+func rd(op Op, name string) Step      { return Step{Op: op, Name: name} }
+func keep(op Op, name, v string) Step { return Step{Op: op, Name: name, Var: v} }
+func flagStep(name, ref string, bit int) Step {
+	return Step{Op: OpFlag, Name: name, Ref: ref, N: bit}
+}
+func ifNZ(ref string, mask uint64, body ...Step) Step {
+	return Step{Op: OpIf, Ref: ref, Mask: mask, Cmp: "ne", Value: 0, Body: body}
+}
+func ifCmp(ref, cmp string, v uint64, body ...Step) Step {
+	return Step{Op: OpIf, Ref: ref, Cmp: cmp, Value: v, Body: body}
+}
+func obj(name string, body ...Step) Step { return Step{Op: OpObject, Name: name, Body: body} }
+
+var (
+	done  = Step{Op: OpDone}
+	ret   = Step{Op: OpReturn}
+	extra = ifCmp("left", "ne", 0, rd(OpRest, "extra"))
+)
+
+var eventLayout = Layout{
+	keep(OpHex32, "factory", "factory"),
+	keep(OpHex32, "event_code", "code"),
+	rd(OpObjID, "source"),
+	rd(OpObjID, "dest"),
+	{Op: OpSwitch, Ref: "factory", Cases: []Case{
+		{factoryBase, nil},
+		{factorySubsystem, nil},
+		{factorySubsysControl, []Step{rd(OpU8, "value")}},
+		{factoryPlayerList, []Step{rd(OpU8, "value")}},
+		{factoryChar, []Step{rd(OpU8, "value")}},
+		{factoryObjectPointer, []Step{rd(OpObjID, "object")}},
+		{factoryStartFiring, []Step{{Op: OpBytes, Name: "data", N: 8}}},
+		{factoryExploding, []Step{rd(OpI32, "killer"), rd(OpF32, "lifetime")}},
+		{factoryStartWarp, []Step{rd(OpStr8, "set_name"), rd(OpVec3, "destination"), rd(OpF32, "warp_speed")}},
+	}, Else: []Step{ifCmp("left", "ne", 0, rd(OpRest, "extension")), ret}},
+	done,
+}
+
+var objCreateLayout = Layout{
+	rd(OpU8, "owner_slot"),
+	ifCmp("opcode", "eq", 0x03, rd(OpU8, "team")),
+	{Op: OpSwitch, Peek: true, Cases: []Case{
+		{classShip, []Step{
+			rd(OpHex32, "class_id"), rd(OpObjID, "object"), rd(OpU8, "species"),
+			rd(OpVec3, "position"),
+			{Op: OpArray, Name: "orientation", Body: []Step{rd(OpF32, ""), rd(OpF32, ""), rd(OpF32, ""), rd(OpF32, "")}},
+			rd(OpF32, "speed"),
+			{Op: OpBytes, Name: "reserved", N: 3},
+			rd(OpStr8, "player_name"), rd(OpStr8, "set_name"),
+			rd(OpRest, "subsystem_state"),
+		}},
+		{classTorpedo, []Step{
+			rd(OpHex32, "class_id"), rd(OpObjID, "object"), rd(OpU8, "species"),
+			rd(OpRest, "torpedo_data"),
+		}},
+	}, Else: []Step{{Op: OpFail, Name: "class_id 0x%08X is not a known object class (ship 0x00008008, torpedo 0x00008009)"}}},
+	ret,
+}
+
+var objectIDLayout = Layout{rd(OpObjID, "object"), done}
+
+var chatLayout = Layout{rd(OpI32, "sender"), rd(OpStr16, "text"), done}
+
+var scoreLayout = Layout{rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), done}
+
+var netFileRawLayout = Layout{ifCmp("left", "ne", 0, rd(OpRest, "data")), ret}
+
+var opcodeOnlyLayout = Layout{extra, ret}
+
+var layouts = map[uint8]Layout{
+	0x00: {
+		rd(OpF32, "game_time"),
+		rd(OpBit, "collision_damage"),
+		rd(OpBit, "friendly_fire"),
+		rd(OpU8, "player_slot"),
+		rd(OpStr16, "map"),
+		keep(OpBit, "checksum_correction", "cc"),
+		ifNZ("cc", 0, rd(OpRest, "checksum_correction_data"), ret),
+		done,
+	},
+	0x01: {done},
+	0x02: objCreateLayout,
+	0x03: objCreateLayout,
+	0x04: {rd(OpU8, "reason"), done},
+	0x06: eventLayout, 0x07: eventLayout, 0x08: eventLayout, 0x09: eventLayout,
+	0x0A: eventLayout, 0x0B: eventLayout, 0x0C: eventLayout, 0x0D: eventLayout,
+	0x0E: eventLayout, 0x0F: eventLayout, 0x10: eventLayout, 0x11: eventLayout,
+	0x12: eventLayout, 0x17: eventLayout, 0x1B: eventLayout,
+	0x13: opcodeOnlyLayout,
+	0x14: objectIDLayout,
+	0x15: {
+		rd(OpHex32, "factory"),
+		rd(OpHex32, "event_code"),
+		rd(OpObjID, "other"),
+		rd(OpObjID, "ship"),
+		keep(OpU8, "contact_count", "n"),
+		{Op: OpArray, Name: "contacts", Body: []Step{
+			{Op: OpRepeat, Ref: "n", Body: []Step{rd(OpCV3, "direction"), rd(OpU8, "distance")}},
+		}},
+		rd(OpF32, "force"),
+		done,
+	},
+	0x16: {rd(OpBit, "collision_damage"), done},
+	0x18: {rd(OpStr16, "name"), done},
+	0x19: {
+		rd(OpObjID, "tube"),
+		rd(OpU8, "torpedo_type"),
+		keep(OpHex8, "flags", "flags"),
+		flagStep("reloading", "flags", 0),
+		flagStep("no_target", "flags", 2),
+		rd(OpCV3, "direction"),
+		Step{Op: OpIf, Ref: "flags", Mask: 0x04, Cmp: "eq", Value: 0, Body: []Step{rd(OpObjID, "target"), obj("target_offset", rd(OpCV3, "direction"), rd(OpU8, "distance"))}},
+		done,
+	},
+	0x1A: {
+		rd(OpObjID, "emitter"),
+		rd(OpHex8, "kind"),
+		rd(OpCV3, "direction"),
+		keep(OpHex8, "flags", "flags"),
+		flagStep("shield_glow", "flags", 0),
+		flagStep("has_target", "flags", 1),
+		ifNZ("flags", 0x02, rd(OpObjID, "target")),
+		done,
+	},
+	0x1C: {
+		rd(OpObjID, "object"),
+		rd(OpF32, "game_time"),
+		keep(OpHex8, "flags", "flags"),
+		ifNZ("flags", suPosition, rd(OpVec3, "position"), keep(OpBit, "hash_present", "hp"), ifNZ("hp", 0, rd(OpHex16, "hash"))),
+		ifNZ("flags", suDelta, rd(OpCV4, "position_delta")),
+		ifNZ("flags", suForward, rd(OpCV3, "forward")),
+		ifNZ("flags", suUp, rd(OpCV3, "up")),
+		ifNZ("flags", suSpeed, rd(OpCF16, "speed")),
+		ifNZ("flags", suSubsystem, rd(OpU8, "subsystem_start"), rd(OpRest, "subsystem_data"), ret),
+		ifNZ("flags", suCloak, rd(OpBit, "cloak")),
+		ifNZ("flags", suWeapons, Step{Op: OpArray, Name: "weapons", Body: []Step{
+			{Op: OpPairs, N: 2, Body: []Step{rd(OpU8, "index"), rd(OpU8, "health")}},
+		}}, ret),
+		done,
+	},
+	0x1D:                objectIDLayout,
+	0x1E:                objectIDLayout,
+	0x1F:                {rd(OpObjID, "object"), rd(OpStr32Z, "set_name"), done},
+	checksum.OpRequest:  {{Op: OpChecksumRequest}},
+	checksum.OpResponse: {{Op: OpChecksumResponse}},
+	0x22:                netFileRawLayout,
+	0x23:                netFileRawLayout,
+	0x25:                netFileRawLayout,
+	0x27:                netFileRawLayout,
+	checksum.OpComplete: {ifCmp("left", "ne", 0, rd(OpRest, "extra")), ret},
+	0x29: {
+		rd(OpObjID, "object"),
+		rd(OpCV4, "position"),
+		rd(OpCF16, "value_a"),
+		rd(OpCF16, "value_b"),
+		done,
+	},
+	0x2A: {rd(OpBit, "flag"), done},
+	0x2C: chatLayout,
+	0x2D: chatLayout,
+	0x35: {
+		rd(OpU8, "player_limit"),
+		rd(OpU8, "system"),
+		keep(OpU8, "time_limit", "tl"),
+		ifCmp("tl", "ne", 0xFF, rd(OpI32, "end_time")),
+		rd(OpU8, "frag_limit"),
+		done,
+	},
+	0x36: {
+		keep(OpI32, "killer", "killer"),
+		ifNZ("killer", 0, rd(OpI32, "killer_kills"), rd(OpI32, "killer_score")),
+		rd(OpI32, "victim"),
+		rd(OpI32, "victim_deaths"),
+		keep(OpU8, "score_count", "n"),
+		{Op: OpArray, Name: "scores", Body: []Step{
+			{Op: OpRepeat, Ref: "n", Body: []Step{rd(OpI32, "player"), rd(OpI32, "score")}},
+		}},
+		done,
+	},
+	0x37: scoreLayout,
+	0x38: {rd(OpI32, "reason"), done},
+	0x39: opcodeOnlyLayout,
+	0x3F: {rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), rd(OpU8, "team"), done},
+	0x40: {rd(OpU8, "team"), rd(OpI32, "kills"), rd(OpI32, "score"), done},
+	0x41: {rd(OpI32, "player"), rd(OpU8, "team"), done},
+}
+
+// SummaryItem is one "label=value" of a table summary (the label left out
+// when empty): the first top-level field called Key, shown as the table
+// shows it.
+type SummaryItem struct{ Key, Label string }
+
+// Summaries returns, for the opcodes whose table summary is a plain list of
+// fields, that list (TestSummariesMatchSummarizers checks it against the
+// Summarizers). The others (events, the checksum handshake, raw file
+// transfer) are summarized by code.
+func Summaries() map[uint8][]SummaryItem { return summaries }
+
+func items(kv ...string) []SummaryItem {
+	out := make([]SummaryItem, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, SummaryItem{kv[i], kv[i+1]})
+	}
+	return out
+}
+
+var (
+	sumObjCreate = items("owner_slot", "slot", "team", "team", "object", "obj", "species", "species", "player_name", "name")
+	sumObjectID  = items("object", "obj")
+	sumChat      = items("sender", "peer", "text", "")
+	sumScore     = items("player", "player", "kills", "kills", "deaths", "deaths", "score", "score", "team", "team")
+	sumNone      = items("extra", "extra")
+)
+
+var summaries = map[uint8][]SummaryItem{
+	0x00: items("game_time", "t", "player_slot", "slot", "map", "map"),
+	0x01: sumNone,
+	0x02: sumObjCreate,
+	0x03: sumObjCreate,
+	0x04: items("reason", "reason"),
+	0x13: sumNone,
+	0x14: sumObjectID,
+	0x15: items("ship", "ship", "other", "other", "contact_count", "contacts", "force", "force"),
+	0x16: items("collision_damage", "collisions"),
+	0x18: items("name", "name"),
+	0x19: items("tube", "tube", "torpedo_type", "type", "target", "target"),
+	0x1A: items("emitter", "emitter", "target", "target"),
+	0x1C: items("object", "obj", "game_time", "t", "flags", "flags"),
+	0x1D: sumObjectID,
+	0x1E: sumObjectID,
+	0x1F: items("object", "obj", "set_name", "set"),
+	0x29: items("object", "obj", "position", "pos", "value_a", "a", "value_b", "b"),
+	0x2A: sumNone,
+	0x2C: sumChat,
+	0x2D: sumChat,
+	0x35: items("player_limit", "players", "system", "system", "time_limit", "time", "frag_limit", "frags"),
+	0x36: items("killer", "killer", "victim", "victim", "victim_deaths", "deaths"),
+	0x37: sumScore,
+	0x38: items("reason", "reason"),
+	0x39: sumNone,
+	0x3F: sumScore,
+	0x40: items("team", "team", "kills", "kills", "score", "score"),
+	0x41: items("player", "player", "team", "team"),
+}

@@ -1,0 +1,277 @@
+// Package wireshark generates a Lua dissector plugin for Wireshark from
+// bcdump's own tables: the transport types, the opcode names and layouts
+// (dissect/game.Layouts), the anomaly codes, the field names of
+// `bcdump fields` and the cipher's tables. Nothing in the plugin is written
+// by hand apart from the template plugin.lua.tmpl.
+package wireshark
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+//go:embed plugin.lua.tmpl
+var pluginTemplate string
+
+// Port is the game port the plugin registers on (a protocol preference).
+const Port = 22101
+
+// Field is one registered Wireshark field.
+type Field struct {
+	Abbr  string // "bc.messages.fields.round"
+	Name  string // the label shown in the tree
+	FType string // the Lua ProtoField constructor: uint32, int32, float, double, bool, string, none
+	Base  string // "base.DEC", "base.HEX", "" for none
+	Desc  string
+}
+
+// data is what the template renders.
+type data struct {
+	Port             int
+	Transport        []kv
+	Opcodes          []kv
+	Layouts          []layoutEntry
+	Summaries        []layoutEntry
+	Anomalies        []anomaly.Info
+	Fields           []Field
+	Cols             [][]uint32
+	Mults            [5]uint32
+	GameFields       []string // field names below messages.fields, sorted
+	ChecksumMaxDepth int
+}
+
+type kv struct {
+	Code int
+	Name string
+}
+
+type layoutEntry struct {
+	Code int
+	Lua  string
+}
+
+// Generate writes the plugin.
+func Generate(w io.Writer) error {
+	t, err := template.New("plugin").Funcs(template.FuncMap{
+		"q":   luaString,
+		"hex": func(v uint32) string { return "0x" + strconv.FormatUint(uint64(v), 16) },
+	}).Parse(pluginTemplate)
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, build())
+}
+
+func build() data {
+	d := data{Port: Port}
+	for t := 0; t < 256; t++ {
+		if tt := transport.Type(t); tt.Known() {
+			d.Transport = append(d.Transport, kv{t, tt.Name()})
+		}
+	}
+	for c := 0; c < 256; c++ {
+		d.Opcodes = append(d.Opcodes, kv{c, game.Lookup(uint8(c)).Name})
+	}
+	layouts := game.Layouts()
+	codes := make([]int, 0, len(layouts))
+	for c := range layouts {
+		codes = append(codes, int(c))
+	}
+	sort.Ints(codes)
+	for _, c := range codes {
+		d.Layouts = append(d.Layouts, layoutEntry{c, luaSteps(layouts[uint8(c)])})
+	}
+	sums := game.Summaries()
+	for _, c := range codes {
+		if items, ok := sums[uint8(c)]; ok {
+			var parts []string
+			for _, it := range items {
+				parts = append(parts, "{"+luaString(it.Key)+", "+luaString(it.Label)+"}")
+			}
+			d.Summaries = append(d.Summaries, layoutEntry{c, "{" + strings.Join(parts, ", ") + "}"})
+		}
+	}
+	d.Anomalies = anomaly.All()
+	d.Fields, d.GameFields = fields()
+	cols, mults := cipher.Tables()
+	for i := range cols {
+		d.Cols = append(d.Cols, cols[i][:])
+	}
+	d.Mults = mults
+	d.ChecksumMaxDepth = checksum.MaxDepth
+	return d
+}
+
+// fixedTypes overrides the storage of record fields that are not unsigned
+// integers although their filter type is a number.
+var fixedTypes = map[string]string{"rtt_ms": "double"}
+
+// fields lists every field `bcdump fields` names (as bc.<path>), the
+// decoders' fields under messages.fields and messages.reassembled.fields.
+func fields() ([]Field, []string) {
+	var out []Field
+	kinds := report.GameFieldKinds()
+	var game []string
+	for _, f := range report.FieldSchema().Fields() {
+		if strings.Contains(f.Path, "<") {
+			continue
+		}
+		if name, ok := strings.CutPrefix(f.Path, "messages.fields."); ok {
+			game = append(game, name)
+			continue
+		}
+		leaf := f.Path[strings.LastIndexByte(f.Path, '.')+1:]
+		fl := Field{Abbr: "bc." + f.Path, Name: leaf, Desc: f.Meaning}
+		switch f.Type {
+		case filter.Number:
+			fl.FType, fl.Base = "uint32", "base.DEC"
+			if t, ok := fixedTypes[leaf]; ok {
+				fl.FType, fl.Base = t, ""
+			}
+		case filter.Bool:
+			fl.FType = "bool"
+		case filter.Hex:
+			fl.FType, fl.Base = "uint32", "base.HEX"
+		case filter.Object:
+			fl.FType = "none"
+		default:
+			fl.FType = "string"
+		}
+		out = append(out, fl)
+	}
+	sort.Strings(game)
+	for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
+		for _, name := range game {
+			fl := Field{Abbr: "bc." + root + "." + name, Name: name}
+			fl.FType, fl.Base = gameFieldType(kinds[name])
+			fl.Desc = strings.Join(kinds[name], " or ")
+			out = append(out, fl)
+		}
+	}
+	return out, game
+}
+
+// gameFieldType picks the Wireshark storage for a decoder field from the
+// kinds the decoders append under its name.
+func gameFieldType(kinds []string) (ftype, base string) {
+	all := func(ks ...string) bool {
+		for _, k := range kinds {
+			if !contains(ks, k) {
+				return false
+			}
+		}
+		return len(kinds) > 0
+	}
+	switch {
+	case all("uint"):
+		return "uint32", "base.DEC"
+	case all("int"):
+		return "int32", "base.DEC"
+	case all("uint", "int", "float", "vec"):
+		// float32 values shown as doubles: Wireshark prints a float field
+		// with 6 digits, a double with enough for every float32.
+		return "double", ""
+	case all("bool"):
+		return "bool", ""
+	case all("hash", "hex"):
+		return "uint32", "base.HEX"
+	case all("object", "array"):
+		return "none", ""
+	}
+	return "string", ""
+}
+
+func contains(ks []string, k string) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// luaSteps renders a layout as a Lua table constructor.
+func luaSteps(steps []game.Step) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, s := range steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(luaStep(s))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func luaStep(s game.Step) string {
+	parts := []string{"op=" + luaString(string(s.Op))}
+	if s.Name != "" {
+		parts = append(parts, "name="+luaString(s.Name))
+	}
+	if s.Var != "" {
+		parts = append(parts, "var="+luaString(s.Var))
+	}
+	if s.N != 0 {
+		parts = append(parts, fmt.Sprintf("n=%d", s.N))
+	}
+	if s.Ref != "" {
+		parts = append(parts, "ref="+luaString(s.Ref))
+	}
+	if s.Mask != 0 {
+		parts = append(parts, fmt.Sprintf("mask=0x%X", s.Mask))
+	}
+	if s.Cmp != "" {
+		parts = append(parts, "cmp="+luaString(s.Cmp), fmt.Sprintf("value=0x%X", s.Value))
+	}
+	if s.Peek {
+		parts = append(parts, "peek=true")
+	}
+	if s.Body != nil {
+		parts = append(parts, "body="+luaSteps(s.Body))
+	}
+	if s.Else != nil {
+		parts = append(parts, "orelse="+luaSteps(s.Else))
+	}
+	if s.Cases != nil {
+		var cs []string
+		for _, c := range s.Cases {
+			cs = append(cs, fmt.Sprintf("[0x%X]=%s", c.Value, luaSteps(c.Body)))
+		}
+		parts = append(parts, "cases={"+strings.Join(cs, ", ")+"}")
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// luaString quotes s as a Lua string literal (bytes escaped as \ddd).
+func luaString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c >= 0x7F:
+			fmt.Fprintf(&b, "\\%03d", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

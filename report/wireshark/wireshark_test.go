@@ -1,0 +1,89 @@
+package wireshark
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+func generate(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Generate(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestGeneratedCompleteness fails when an opcode, a field, an anomaly code
+// or a transport type is missing from the plugin.
+func TestGeneratedCompleteness(t *testing.T) {
+	lua := generate(t)
+	for c := 0; c < 256; c++ {
+		op := game.Lookup(uint8(c))
+		if !strings.Contains(lua, "["+strconv.Itoa(c)+"] = "+luaString(op.Name)+",") {
+			t.Errorf("opcode 0x%02X %s missing", c, op.Name)
+		}
+		if op.Decode != nil {
+			if _, ok := game.Layouts()[uint8(c)]; !ok {
+				t.Errorf("opcode 0x%02X %s has a decoder but no layout", c, op.Name)
+			}
+		}
+	}
+	for _, f := range report.FieldSchema().Fields() {
+		if strings.Contains(f.Path, "<") {
+			continue
+		}
+		abbr := luaString("bc." + f.Path)
+		if !strings.Contains(lua, "F["+abbr+"] = ProtoField.") {
+			t.Errorf("field bc.%s missing", f.Path)
+		}
+		if name, ok := strings.CutPrefix(f.Path, "messages.fields."); ok {
+			if !strings.Contains(lua, "F["+luaString("bc.messages.reassembled.fields."+name)+"] = ProtoField.") {
+				t.Errorf("field bc.messages.reassembled.fields.%s missing", name)
+			}
+		}
+	}
+	for _, a := range anomaly.All() {
+		if !strings.Contains(lua, "{ "+luaString(a.Name)+", ") {
+			t.Errorf("anomaly code %s missing", a.Name)
+		}
+	}
+	for typ := 0; typ < 256; typ++ {
+		if tt := transport.Type(typ); tt.Known() && !strings.Contains(lua, "["+strconv.Itoa(typ)+"] = "+luaString(tt.Name())) {
+			t.Errorf("transport type 0x%02X missing", typ)
+		}
+	}
+	// Every field a layout appends is registered.
+	var walk func([]game.Step)
+	walk = func(steps []game.Step) {
+		for _, s := range steps {
+			if s.Name != "" && s.Op != game.OpFail && s.Op != game.OpIf && s.Op != game.OpSwitch {
+				if !strings.Contains(lua, "F["+luaString("bc.messages.fields."+s.Name)+"]") {
+					t.Errorf("layout field %s is not registered", s.Name)
+				}
+			}
+			walk(s.Body)
+			walk(s.Else)
+			for _, c := range s.Cases {
+				walk(c.Body)
+			}
+		}
+	}
+	for _, l := range game.Layouts() {
+		walk(l)
+	}
+}
+
+func TestGeneratedStable(t *testing.T) {
+	a, b := generate(t), generate(t)
+	if a != b {
+		t.Error("two runs generate different plugins")
+	}
+}
