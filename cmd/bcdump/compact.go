@@ -12,10 +12,29 @@ import (
 	"github.com/bcdump/bcdump/report"
 )
 
-// widthFlags are --wide and --width: how the table fits the terminal.
+// widthFlags are --wide and --width: how the table fits the terminal;
+// timeFmt is -t. read and live print the same formats and share them.
 type widthFlags struct {
-	wide  bool
-	width int
+	wide    bool
+	width   int
+	timeFmt string
+}
+
+// register adds -t, --wide and --width to f.
+func (o *widthFlags) register(f *pflag.FlagSet) {
+	f.BoolVar(&o.wide, "wide", false, "table: whole lines and addresses even on a terminal (as when piped)")
+	f.IntVar(&o.width, "width", 0, "table: cut lines to N columns and show addresses as labels (c1, s) defined once (default: so on a terminal, at its width)")
+	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
+}
+
+// shape applies -t and the width flags given on fl to rep.
+func (o *widthFlags) shape(fl *pflag.FlagSet, rep report.Reporter, format string, out io.Writer) error {
+	if fl.Changed("time-format") {
+		if err := setTimeFormat(rep, format, o.timeFmt); err != nil {
+			return err
+		}
+	}
+	return o.apply(rep, format, out, fl.Changed("wide"), fl.Changed("width"))
 }
 
 // compactTable decides the table's form: on a terminal (and with --width)

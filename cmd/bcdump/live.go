@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
@@ -29,6 +30,7 @@ type liveOptions struct {
 	write    string
 	count    int
 	duration time.Duration
+	widthFlags
 }
 
 func newLiveCmd(s *streams) *cobra.Command {
@@ -59,7 +61,12 @@ covers all of them.`,
   bcdump live -i eth0 -Y 'anomalies.severity == error' -w all.pcapng
   bcdump live -i eth0 --duration 10m --fail-on error`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLive(cmd.Context(), s, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
+				return err
+			}
+			return runLive(cmd.Context(), s, o, cmd.Flags())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.iface, "interface", "i", "", `interface to capture on ("any" for all)`)
@@ -71,6 +78,7 @@ covers all of them.`,
 	f.StringVarP(&o.write, "write", "w", "", "also write every captured frame to this pcapng file, whatever -Y shows")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N datagrams shown (game and GameSpy; with -Y, matching ones; 0: no limit)")
 	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 10m; 0: no limit)")
+	o.widthFlags.register(f)
 	_ = cmd.MarkFlagRequired("interface")
 	return cmd
 }
@@ -80,7 +88,7 @@ covers all of them.`,
 // request waits.
 const liveTick = 200 * time.Millisecond
 
-func runLive(ctx context.Context, s *streams, o *liveOptions) error {
+func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -100,6 +108,9 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	}
 	rep, err := newReporter(s, o.format, o.color, o.cipher, true)
 	if err != nil {
+		return err
+	}
+	if err := o.widthFlags.shape(fl, rep, o.format, s.out); err != nil {
 		return err
 	}
 	errColor, err := useColor(o.color, s.err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
@@ -22,7 +23,6 @@ type readOptions struct {
 	count   int
 	context int
 	write   string
-	timeFmt string
 	widthFlags
 }
 
@@ -68,7 +68,7 @@ given.`,
 			if err := colorWithJSON(fl, o.format); err != nil {
 				return err
 			}
-			return runRead(s, o, args, fl.Changed("format"), fl.Changed("time-format"), fl.Changed("wide"), fl.Changed("width"))
+			return runRead(s, o, args, fl)
 		},
 	}
 	f := cmd.Flags()
@@ -80,9 +80,7 @@ given.`,
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
-	f.BoolVar(&o.wide, "wide", false, "table: whole lines and addresses even on a terminal (as when piped)")
-	f.IntVar(&o.width, "width", 0, "table: cut lines to N columns and show addresses as labels (c1, s) defined once (default: so on a terminal, at its width)")
-	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
+	o.widthFlags.register(f)
 	return cmd
 }
 
@@ -106,7 +104,8 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
 
-func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven, wideGiven, widthGiven bool) error {
+func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) error {
+	formatGiven := fl.Changed("format")
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -127,15 +126,10 @@ func runRead(s *streams, o *readOptions, files []string, formatGiven, timeGiven,
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
-		if timeGiven {
-			if err := setTimeFormat(rep, o.format, o.timeFmt); err != nil {
-				return err
-			}
-		}
-		if err := o.widthFlags.apply(rep, o.format, s.out, wideGiven, widthGiven); err != nil {
+		if err := o.widthFlags.shape(fl, rep, o.format, s.out); err != nil {
 			return err
 		}
-	} else if timeGiven || wideGiven || widthGiven {
+	} else if fl.Changed("time-format") || fl.Changed("wide") || fl.Changed("width") {
 		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")
 	}
 	if o.write != "" && many {
