@@ -32,14 +32,7 @@ func BenchmarkReference(b *testing.B) {
 // BenchmarkDecryptCapture deciphers every game datagram of the long battle
 // capture: the real mix of datagram sizes (mostly short StateUpdates).
 func BenchmarkDecryptCapture(b *testing.B) {
-	var frames [][]byte
-	var total int64
-	for _, p := range udpPayloads(b, "openbc-session-3.pcap") {
-		if len(p) > 1 && p[0] != '\\' {
-			frames = append(frames, p)
-			total += int64(len(p))
-		}
-	}
+	frames, total := gameFrames(b)
 	buf := make([]byte, 0, 2048)
 	b.SetBytes(total)
 	b.ReportAllocs()
@@ -72,14 +65,7 @@ func BenchmarkDecryptPair(b *testing.B) {
 // BenchmarkDecryptPairCapture is BenchmarkDecryptCapture with the game
 // datagrams deciphered two at a time, as the parallel pipeline does.
 func BenchmarkDecryptPairCapture(b *testing.B) {
-	var frames [][]byte
-	var total int64
-	for _, p := range udpPayloads(b, "openbc-session-3.pcap") {
-		if len(p) > 1 && p[0] != '\\' {
-			frames = append(frames, p)
-			total += int64(len(p))
-		}
-	}
+	frames, total := gameFrames(b)
 	x, y := make([]byte, 0, 2048), make([]byte, 0, 2048)
 	b.SetBytes(total)
 	b.ReportAllocs()
@@ -95,4 +81,16 @@ func BenchmarkDecryptPairCapture(b *testing.B) {
 			Decrypt(x)
 		}
 	}
+}
+
+// gameFrames returns the game datagrams of the long battle capture and
+// their total size.
+func gameFrames(b *testing.B) (frames [][]byte, total int64) {
+	for _, p := range udpPayloads(b, "openbc-session-3.pcap") {
+		if len(p) > 1 && p[0] != '\\' {
+			frames = append(frames, p)
+			total += int64(len(p))
+		}
+	}
+	return frames, total
 }
