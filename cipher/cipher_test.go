@@ -206,3 +206,37 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPairVectors deciphers every row of testdata/vectors/cipher.jsonl and
+// the spec vectors with DecryptPair, each row paired with every row
+// (shorter, longer and equal lengths, either side), and also the
+// ciphertext paired with itself in a copy.
+func TestPairVectors(t *testing.T) {
+	type row struct{ plain, cipher []byte }
+	var rows []row
+	for _, r := range loadCipherRows(t) {
+		rows = append(rows, row{unhex(t, r.Plain), unhex(t, r.Cipher)})
+	}
+	for _, v := range specVectors {
+		rows = append(rows, row{unhex(t, v.plain), unhex(t, v.cipher)})
+	}
+	for i, ra := range rows {
+		for j, rb := range rows {
+			a, b := bytes.Clone(ra.cipher), bytes.Clone(rb.cipher)
+			DecryptPair(a, b)
+			if !bytes.Equal(a, ra.plain) {
+				t.Errorf("rows %d,%d: a\n got % X\nwant % X", i, j, a, ra.plain)
+			}
+			if !bytes.Equal(b, rb.plain) {
+				t.Errorf("rows %d,%d: b\n got % X\nwant % X", i, j, b, rb.plain)
+			}
+		}
+	}
+}
+
+func TestPairNoAllocs(t *testing.T) {
+	a, b := make([]byte, 512), make([]byte, 100)
+	if n := testing.AllocsPerRun(100, func() { DecryptPair(a, b) }); n != 0 {
+		t.Errorf("DecryptPair allocates %v times per call", n)
+	}
+}

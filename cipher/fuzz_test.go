@@ -50,3 +50,27 @@ func FuzzMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPairMatchesSingle: DecryptPair gives each buffer exactly what Decrypt
+// gives it alone, whatever the two lengths. The fuzzer's one input is cut
+// in two at a fuzzed point.
+func FuzzPairMatchesSingle(f *testing.F) {
+	for _, v := range specVectors {
+		c := unhex(f, v.cipher)
+		for _, cut := range []uint16{0, 1, 2, uint16(len(c) / 2), uint16(len(c))} {
+			f.Add(append(bytes.Clone(c), c...), cut+uint16(len(c)))
+			f.Add(c, cut)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		k := int(cut) % (len(data) + 1)
+		a, b := bytes.Clone(data[:k]), bytes.Clone(data[k:])
+		wa, wb := bytes.Clone(a), bytes.Clone(b)
+		Decrypt(wa)
+		Decrypt(wb)
+		DecryptPair(a, b)
+		if !bytes.Equal(a, wa) || !bytes.Equal(b, wb) {
+			t.Fatalf("cut %d of % X:\n got % X | % X\nwant % X | % X", k, data, a, b, wa, wb)
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"runtime"
 	"time"
 
 	"github.com/bcdump/bcdump/dissect/capture"
@@ -44,10 +43,12 @@ var ErrStop = errors.New("dissect: stop")
 type Mode int
 
 const (
-	// Auto decodes a capture file of known size on every core when
-	// GOMAXPROCS > 1 (Parallel), and everything else serially: stdin may be
-	// a live pipe and live capture is one, where a datagram must not wait
-	// for the packets after it.
+	// Auto is Serial, by design: the Parallel pipeline has not been
+	// measured faster than Serial on any machine (0.7-1.0x on 2 cores for
+	// up to twice the CPU; the README's performance section), and Auto
+	// must never be slower than Serial, on 1, 2 or 16 cores. Serial is also
+	// what stdin and live capture need: a datagram must not wait for the
+	// packets after it.
 	Auto Mode = iota
 	// Serial decodes each packet and hands it to the Sink before reading
 	// the next, on Run's goroutine.
@@ -95,7 +96,7 @@ func NewSession(opt SessionOptions) *Session {
 // ctx return nil. Everything Run starts has ended when it returns.
 func (s *Session) Run(ctx context.Context, src capture.Source, sink Sink) error {
 	var err error
-	if s.parallel(src) {
+	if s.parallel() {
 		err = s.runParallel(ctx, src, sink)
 	} else {
 		err = s.runSerial(ctx, src, sink)
@@ -114,20 +115,10 @@ func (s *Session) Run(ctx context.Context, src capture.Source, sink Sink) error 
 	return err
 }
 
-// parallel decides the mode of Auto.
-func (s *Session) parallel(src capture.Source) bool {
-	switch s.opt.Mode {
-	case Serial:
-		return false
-	case Parallel:
-		return true
-	}
-	sized, ok := src.(interface{ Progress() (done, total int64) })
-	if !ok || runtime.GOMAXPROCS(0) < 2 {
-		return false
-	}
-	_, total := sized.Progress()
-	return total >= 0
+// parallel decides the mode: only an explicit Parallel runs the pipeline
+// (see Auto).
+func (s *Session) parallel() bool {
+	return s.opt.Mode == Parallel
 }
 
 // runSerial decodes, advances and delivers each packet before reading the
