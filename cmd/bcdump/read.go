@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -209,7 +210,11 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 	}
 	sl := report.NewSelect(rep, so)
 	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
-	_, _, err = decodeCaptureFollow(s, name, opt, append(sinks, sl), gate, follow)
+	how := decodeHow{follow: follow}
+	if _, quiet := rep.(dissect.SinkFuncs); !quiet && sel.filter == nil {
+		how.render = true // -Y shows few datagrams: decoding is the work
+	}
+	_, _, err = decodeCaptureHow(s, name, opt, append(sinks, sl), gate, how)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
 	}
@@ -221,7 +226,20 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 // flows). Everything before a broken record reaches rep before the error
 // is returned; opened is false when the capture could not be opened.
 func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
-	return decodeCaptureFollow(s, name, opt, rep, gate, false)
+	return decodeCaptureHow(s, name, opt, rep, gate, decodeHow{})
+}
+
+// decodeHow says how a capture is decoded besides its options.
+type decodeHow struct {
+	// follow: a pipe followed like a live capture (serial, events as found,
+	// ticks on a quiet pipe).
+	follow bool
+	// render: every datagram is printed. Decoding then runs on the other
+	// cores (dissect.Parallel) while this goroutine renders: on 2 cores
+	// that is faster than one goroutine doing both. Without rendering the
+	// pipeline's hand-offs cost more than they save, so the Session's Auto
+	// (serial) decides.
+	render bool
 }
 
 // followTick is how long a followed capture (a pipe) may be quiet before
@@ -231,7 +249,7 @@ const followTick = 200 * time.Millisecond
 // decodeCaptureFollow is decodeCapture; with follow, the capture is a pipe
 // fed as it is taken: it is read like a live capture (capture.Follow), so
 // events are handed out as found, on a quiet wire too.
-func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, follow bool) (sess *dissect.Session, opened bool, err error) {
+func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, how decodeHow) (sess *dissect.Session, opened bool, err error) {
 	if opt.AutoPorts {
 		var cleanup func()
 		if opt, s, cleanup, err = autoPorts(s, name, opt); err != nil {
@@ -267,8 +285,11 @@ func decodeCaptureFollow(s *streams, name string, opt dissect.Options, rep repor
 	out = append(out, rep)
 	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
 	so := dissect.SessionOptions{Options: opt}
+	if _, size := r.Progress(); how.render && size >= 0 && runtime.GOMAXPROCS(0) >= 2 {
+		so.Mode = dissect.Parallel
+	}
 	var src capture.Source = r
-	if follow {
+	if how.follow {
 		fw = capture.NewFollow(r, followTick)
 		src = fw
 		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, fw.Now
