@@ -142,9 +142,9 @@ func TestSession3Players(t *testing.T) {
 	a := analyze(t, readFile(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap")), dissect.Options{})
 	doc := one(t, a)
 	want := []playerRow{
-		{2, "Bot0", "2026-11-21T17:12:08.405583Z", "passed", false, "2026-11-21T17:12:29.862472Z", "removed"},
-		{3, "Bot1", "2026-11-21T17:12:08.423143Z", "passed", false, "2026-11-21T17:12:29.862683Z", "removed"},
-		{4, "Bot2", "2026-11-21T17:12:08.433086Z", "passed", false, "", "still-connected"},
+		{2, "Bot0", "2026-11-21T17:12:08.405583000Z", "passed", false, "2026-11-21T17:12:29.862472000Z", "removed"},
+		{3, "Bot1", "2026-11-21T17:12:08.423143000Z", "passed", false, "2026-11-21T17:12:29.862683000Z", "removed"},
+		{4, "Bot2", "2026-11-21T17:12:08.433086000Z", "passed", false, "", "still-connected"},
 	}
 	if len(doc.Players) != len(want) {
 		t.Fatalf("%d players, want %d", len(doc.Players), len(want))

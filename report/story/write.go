@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bcdump/bcdump/report"
 )
 
 // The JSON document of one server (`bcdump session --format json` writes
@@ -134,7 +136,9 @@ func (a *Analyzer) Documents() []Document {
 	return docs
 }
 
-func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// ts writes times as read's JSON does: nine fractional digits, so they sort
+// as text.
+func ts(t time.Time) string { return t.UTC().Format(report.TimeLayout) }
 
 func optTime(t time.Time) *string {
 	if t.IsZero() {
