@@ -59,26 +59,6 @@ func ckHex(t testing.TB, s string) []byte {
 	return b
 }
 
-// ckBalanced fails when Object/Array and End do not pair up.
-func ckBalanced(t testing.TB, f *Fields) {
-	t.Helper()
-	depth := 0
-	for _, fl := range f.List {
-		switch fl.Kind {
-		case KindObject, KindArray:
-			depth++
-		case KindEnd:
-			depth--
-			if depth < 0 {
-				t.Fatalf("End without an open container")
-			}
-		}
-	}
-	if depth != 0 {
-		t.Fatalf("%d containers left open", depth)
-	}
-}
-
 // ckCoverage counts how often each payload byte belongs to a value field.
 func ckCoverage(p []byte, f *Fields) []int {
 	c := make([]int, len(p))
@@ -98,7 +78,7 @@ func ckSummary(t testing.TB, p []byte) (string, *Fields, error) {
 	t.Helper()
 	var f Fields
 	op, err := Decode(p, &f)
-	ckBalanced(t, &f)
+	checkBalanced(t, &f)
 	return string(op.Summary(nil, p, &f)), &f, err
 }
 
@@ -344,7 +324,7 @@ func FuzzChecksumDecode(f *testing.F) {
 			q := append([]byte{op}, p...)
 			var fs Fields
 			_, err := Decode(q, &fs)
-			ckBalanced(t, &fs)
+			checkBalanced(t, &fs)
 			if err != nil {
 				var me *MalformedError
 				if !errors.As(err, &me) {
