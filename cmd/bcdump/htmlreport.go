@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/htmlreport"
 )
 
@@ -66,19 +65,18 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 		hopt.ManifestName = filepath.Base(o.manifest)
 	}
 	b := htmlreport.New(hopt)
-	var sink report.Reporter = b
-	if flt != nil {
-		sink = report.NewSelect(b, report.SelectOptions{Filter: flt})
+	sink := selected(b, flt)
+	ins, many := expandInputs(files)
+	run := &inputRun{s: s, many: many}
+	err = run.each(ins, func(in input) (bool, error) {
+		_, opened, err := decodeCapture(s, in.name, opt, sink, gate)
+		return opened, err
+	})
+	if err != nil {
+		return err
 	}
-	var readErr error
-	for _, name := range files {
-		var opened bool
-		if _, opened, readErr = decodeCapture(s, name, opt, sink, gate); readErr != nil {
-			if !opened {
-				return readErr
-			}
-			break // report up to the break, then fail (like session)
-		}
+	if run.opened == 0 {
+		return run.err() // nothing to show
 	}
 	var page bytes.Buffer
 	if err := htmlreport.Render(&page, b.Data()); err != nil {
@@ -92,8 +90,8 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	if readErr != nil {
-		return readErr
+	if err := run.err(); err != nil {
+		return err
 	}
 	return gate.err()
 }

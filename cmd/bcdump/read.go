@@ -123,7 +123,8 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	}
 	ins, many := expandInputs(files)
 	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
-	if o.write == "" || formatGiven {
+	printing := o.write == "" || formatGiven
+	if printing {
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
@@ -145,7 +146,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 				return true, err
 			}
 		}
-		sel := readSelection{filter: flt, context: o.context, write: o.write}
+		sel := readSelection{filter: flt, context: o.context, write: o.write, printing: printing}
 		if many {
 			sel.file = sourceName(in.name)
 		}
@@ -174,6 +175,9 @@ type readSelection struct {
 	context int
 	write   string
 	file    string // the capture's name when the run reads several
+	// printing: every selected datagram is rendered to stdout (not -w
+	// without --format)
+	printing bool
 }
 
 // readOne decodes one capture and shows what sel selects. Everything
@@ -211,9 +215,8 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 	sl := report.NewSelect(rep, so)
 	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
 	how := decodeHow{follow: follow}
-	if _, quiet := rep.(dissect.SinkFuncs); !quiet && sel.filter == nil {
-		how.render = true // -Y shows few datagrams: decoding is the work
-	}
+	// -Y shows few datagrams: decoding is then the work, not rendering.
+	how.render = sel.printing && sel.filter == nil
 	_, _, err = decodeCaptureHow(s, name, opt, append(sinks, sl), gate, how)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
