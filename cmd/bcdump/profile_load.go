@@ -14,11 +14,7 @@ import (
 // break and its error returned; opened is false when it could not be opened.
 // With a filter only the datagrams and events it selects are profiled.
 func profileOne(s *streams, name string, opt dissect.Options, p *profile.Profiler, flt *filter.Filter, gate *severityGate) (opened bool, err error) {
-	source := name
-	if name == "-" {
-		source = "stdin"
-	}
-	p.SetSource(source)
+	p.SetSource(sourceName(name))
 	_, opened, err = decodeCapture(s, name, opt, selected(p, flt), gate)
 	return opened, err
 }
