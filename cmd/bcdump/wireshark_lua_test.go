@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bcdump/bcdump/dissect/capture"
+)
+
+// luaInterpreters are the interpreters the plugin is run under without
+// Wireshark: Wireshark 4.0 to 4.2 embed Lua 5.2 (bit32), later releases
+// Lua 5.3 or 5.4 (native bit operators, integer subtype).
+var luaInterpreters = []string{"lua5.2", "lua5.3", "lua5.4"}
+
+// TestWiresharkPluginLua runs the generated plugin on every test capture
+// under each Lua interpreter, through testdata/wireshark/harness.lua (a
+// stand-in for the Wireshark API the plugin uses), and checks it agrees with
+// "bcdump read -F json" as TestWiresharkConformance checks tshark. tshark
+// here runs only Lua 5.2; this is what tests the plugin's Lua 5.3+ path.
+// CI installs lua5.2, lua5.3 and lua5.4; elsewhere a missing one is skipped.
+func TestWiresharkPluginLua(t *testing.T) {
+	plugin := writePlugin(t)
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := wiresharkCaptures(t)
+	want := map[string]map[int][]kv{}
+	tsv := map[string]string{}
+	for _, c := range caps {
+		want[c] = bcdumpValues(t, c)
+		tsv[c] = writeFramesTSV(t, c)
+	}
+	for _, lua := range luaInterpreters {
+		t.Run(lua, func(t *testing.T) {
+			path, err := exec.LookPath(lua)
+			if err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s is missing; CI installs it (apt-get install -y %s)", lua, lua)
+				}
+				t.Skipf("%s not installed", lua)
+			}
+			t.Parallel()
+			total, agree, values := 0, 0, 0
+			for _, c := range caps {
+				got := luaValues(t, path, harness, plugin, tsv[c])
+				shown := 0
+				for _, f := range slices.Sorted(maps.Keys(want[c])) {
+					total++
+					n, diff := compareFrame(want[c][f], got[f])
+					values += n
+					if diff == "" {
+						agree++
+						continue
+					}
+					if shown < 5 {
+						t.Errorf("%s frame %d: %s", filepath.Base(c), f, diff)
+					}
+					shown++
+				}
+				for f := range got {
+					if _, ok := want[c][f]; !ok && len(got[f]) > 0 {
+						t.Errorf("%s frame %d: the plugin decodes a game datagram bcdump does not", filepath.Base(c), f)
+						break
+					}
+				}
+			}
+			t.Logf("%s: the plugin agrees with bcdump on %d of %d game datagrams, %d values compared", lua, agree, total, values)
+			if agree != total || total == 0 {
+				t.Errorf("%s: agreement on %d of %d datagrams", lua, agree, total)
+			}
+		})
+	}
+}
+
+// writeFramesTSV writes the UDP datagrams of capture that the plugin's
+// port sees, one per line, in the harness's input format.
+func writeFramesTSV(t *testing.T, path string) string {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	var p capture.Packet
+	for {
+		err := r.Next(&p)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Kind != capture.KindMatched {
+			continue
+		}
+		fmt.Fprintf(&b, "%d\t%s\t%d\t%s\t%d\t%s\n", p.Frame, p.Src.Addr(), p.Src.Port(), p.Dst.Addr(), p.Dst.Port(), hex.EncodeToString(p.Payload))
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path)+".tsv")
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// luaValues runs the harness and collects the compared bc.* values by
+// frame, in tree order; a Lua error in the dissector fails the test.
+func luaValues(t *testing.T, lua, harness, plugin, frames string) map[int][]kv {
+	t.Helper()
+	cmd := exec.Command(lua, harness, plugin, frames)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v: %s", lua, filepath.Base(frames), err, errb.String())
+	}
+	got := map[int][]kv{}
+	errs := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 {
+			t.Fatalf("harness printed %q", sc.Text())
+		}
+		frame, err := strconv.Atoi(parts[0])
+		if err != nil {
+			t.Fatalf("harness printed %q", sc.Text())
+		}
+		key, val := parts[1], unescapeHarness(parts[2])
+		if key == "!error" {
+			if errs < 5 {
+				t.Errorf("%s frame %d: Lua error in the dissector: %s", filepath.Base(frames), frame, val)
+			}
+			errs++
+			continue
+		}
+		if comparedKey(key) {
+			got[frame] = append(got[frame], kv{key, val})
+		}
+	}
+	return got
+}
+
+// unescapeHarness undoes the harness's escaping of "\\", tab, CR and newline.
+func unescapeHarness(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
