@@ -27,8 +27,10 @@ var luaInterpreters = []string{"lua5.2", "lua5.3", "lua5.4"}
 // TestWiresharkPluginLua runs the generated plugin on every test capture
 // under each Lua interpreter, through testdata/wireshark/harness.lua (a
 // stand-in for the Wireshark API the plugin uses), and checks it agrees with
-// "bcdump read -F json" as TestWiresharkConformance checks tshark. tshark
-// here runs only Lua 5.2; this is what tests the plugin's Lua 5.3+ path.
+// "bcdump read -F json" as TestWiresharkConformance checks tshark, and that
+// its Info column is bcdump's table line less what needs the flow (see
+// infoOfTable). tshark here runs only Lua 5.2; this is what tests the
+// plugin's Lua 5.3+ path.
 // CI installs lua5.2, lua5.3 and lua5.4; elsewhere a missing one is skipped.
 func TestWiresharkPluginLua(t *testing.T) {
 	plugin := writePlugin(t)
@@ -39,9 +41,11 @@ func TestWiresharkPluginLua(t *testing.T) {
 	caps := wiresharkCaptures(t)
 	want := map[string]map[int][]kv{}
 	tsv := map[string]string{}
+	lines := map[string]map[int]string{}
 	for _, c := range caps {
 		want[c] = bcdumpValues(t, c)
 		tsv[c] = writeFramesTSV(t, c)
+		lines[c] = tableBriefs(t, c)
 	}
 	for _, lua := range luaInterpreters {
 		t.Run(lua, func(t *testing.T) {
@@ -53,10 +57,19 @@ func TestWiresharkPluginLua(t *testing.T) {
 				t.Skipf("%s not installed", lua)
 			}
 			t.Parallel()
-			total, agree, values := 0, 0, 0
+			total, agree, values, infos := 0, 0, 0, 0
 			for _, c := range caps {
-				got := luaValues(t, path, harness, plugin, tsv[c])
+				got, info := luaValues(t, path, harness, plugin, tsv[c])
 				shown := 0
+				for _, f := range slices.Sorted(maps.Keys(want[c])) {
+					w := infoOfTable(lines[c][f])
+					if info[f] == w {
+						infos++
+					} else if shown < 5 {
+						t.Errorf("%s frame %d: Info column\n got  %q\n want %q", filepath.Base(c), f, info[f], w)
+						shown++
+					}
+				}
 				for _, f := range slices.Sorted(maps.Keys(want[c])) {
 					total++
 					n, diff := compareFrame(want[c][f], got[f])
@@ -77,7 +90,8 @@ func TestWiresharkPluginLua(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: the plugin agrees with bcdump on %d of %d game datagrams, %d values compared", lua, agree, total, values)
+			t.Logf("%s: the plugin agrees with bcdump on %d of %d game datagrams, %d values compared; %d Info columns match",
+				lua, agree, total, values, infos)
 			if agree != total || total == 0 {
 				t.Errorf("%s: agreement on %d of %d datagrams", lua, agree, total)
 			}
@@ -117,8 +131,9 @@ func writeFramesTSV(t *testing.T, path string) string {
 }
 
 // luaValues runs the harness and collects the compared bc.* values by
-// frame, in tree order; a Lua error in the dissector fails the test.
-func luaValues(t *testing.T, lua, harness, plugin, frames string) map[int][]kv {
+// frame, in tree order, and the Info columns; a Lua error in the dissector
+// fails the test.
+func luaValues(t *testing.T, lua, harness, plugin, frames string) (map[int][]kv, map[int]string) {
 	t.Helper()
 	cmd := exec.Command(lua, harness, plugin, frames)
 	var errb bytes.Buffer
@@ -128,6 +143,7 @@ func luaValues(t *testing.T, lua, harness, plugin, frames string) map[int][]kv {
 		t.Fatalf("%s %s: %v: %s", lua, filepath.Base(frames), err, errb.String())
 	}
 	got := map[int][]kv{}
+	info := map[int]string{}
 	errs := 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 16<<20)
@@ -148,11 +164,67 @@ func luaValues(t *testing.T, lua, harness, plugin, frames string) map[int][]kv {
 			errs++
 			continue
 		}
+		if key == "!info" {
+			info[frame] = val
+			continue
+		}
 		if comparedKey(key) {
 			got[frame] = append(got[frame], kv{key, val})
 		}
 	}
-	return got
+	return got, info
+}
+
+// tableBriefs is "bcdump read" by frame: the text after the addresses.
+func tableBriefs(t *testing.T, capture string) map[int]string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run([]string{"read", "--color", "never", capture}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("bcdump read %s: exit %d: %s", capture, code, errb.String())
+	}
+	lines := map[int]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 5 || f[3] != "->" {
+			continue
+		}
+		frame, err := strconv.Atoi(f[0])
+		if err != nil {
+			continue
+		}
+		_, rest, _ := strings.Cut(l, " -> ")
+		_, rest, _ = strings.Cut(rest, " ")
+		lines[frame] = rest
+	}
+	return lines
+}
+
+// infoOfTable is a table line as the plugin's Info column shows it: the
+// plugin sees one datagram at a time, so bcdump's flow notes in brackets
+// ("[acks f4 rtt 15ms]", all but "[malformed @N]") and its anomaly markers
+// (" !code@off"; Wireshark shows expert items instead) are left out.
+func infoOfTable(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		rest := line[i:]
+		switch {
+		case strings.HasPrefix(rest, " [") && !strings.HasPrefix(rest, " [malformed "):
+			if j := strings.IndexByte(rest, ']'); j > 0 {
+				i += j + 1
+				continue
+			}
+		case strings.HasPrefix(rest, " !"):
+			j := 2
+			for j < len(rest) && rest[j] != ' ' {
+				j++
+			}
+			i += j
+			continue
+		}
+		b.WriteByte(line[i])
+		i++
+	}
+	return b.String()
 }
 
 // unescapeHarness undoes the harness's escaping of "\\", tab, CR and newline.

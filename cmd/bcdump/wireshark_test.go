@@ -62,7 +62,7 @@ type kv struct{ key, val string }
 
 // comparedKey reports whether a bc.* key takes part in the comparison:
 // the header, each message's type, seq and opcode name, every decoded
-// field value (labels "<key>_name" are bcdump's notes, not values) and the
+// field value and label ("<key>_name": enum name, object slot) and the
 // per-datagram anomalies (code and message).
 func comparedKey(k string) bool {
 	switch k {
@@ -154,8 +154,7 @@ func bcdumpKey(path []string) string {
 }
 
 // walkJSON calls leaf for every scalar of the JSON document b, with the
-// object keys leading to it (array levels left out). A key "<k>_name" right
-// after a key "<k>" is a label, not a value, and is left out.
+// object keys leading to it (array levels left out).
 func walkJSON(t *testing.T, b []byte, leaf func(path []string, val string)) {
 	t.Helper()
 	d := json.NewDecoder(bytes.NewReader(b))
@@ -163,7 +162,6 @@ func walkJSON(t *testing.T, b []byte, leaf func(path []string, val string)) {
 	type level struct {
 		obj  bool
 		key  string
-		prev string
 		want bool // an object expecting a key
 	}
 	var stack []level
@@ -191,7 +189,7 @@ func walkJSON(t *testing.T, b []byte, leaf func(path []string, val string)) {
 		}
 		top := len(stack) - 1
 		if k, ok := tok.(string); ok && top >= 0 && stack[top].obj && stack[top].want {
-			stack[top].prev, stack[top].key, stack[top].want = stack[top].key, k, false
+			stack[top].key, stack[top].want = k, false
 			continue
 		}
 		switch tok := tok.(type) {
@@ -205,11 +203,6 @@ func walkJSON(t *testing.T, b []byte, leaf func(path []string, val string)) {
 				stack = stack[:top]
 				afterValue()
 			}
-			continue
-		}
-		if top >= 0 && stack[top].obj && strings.HasSuffix(stack[top].key, "_name") && slices.Contains(path(), "fields") &&
-			stack[top].prev == strings.TrimSuffix(stack[top].key, "_name") {
-			afterValue()
 			continue
 		}
 		if tok != nil {

@@ -41,7 +41,7 @@ func decodeChecksumReq(p []byte, f *Fields) error {
 	if r.Fields >= 4 {
 		if r.PlainFlag {
 			f.Bool("recursive", r.FlagOff, 1, -1, r.Recursive)
-			f.Note("plain byte, not a bit group: a stock client misreads it")
+			f.Note(NotePlainFlag)
 		} else {
 			f.Bool("recursive", r.FlagOff, 1, 0, r.Recursive)
 		}
@@ -177,11 +177,18 @@ func summarizeChecksumResp(dst, _ []byte, f *Fields) []byte {
 	return dst
 }
 
+// NotePlainFlag labels a checksum request's recursive flag sent as a plain
+// byte (the Wireshark plugin shows the same label).
+const NotePlainFlag = "plain byte, not a bit group: a stock client misreads it"
+
+// noteUndocumented labels the bytes of the NetFile messages never captured.
+const noteUndocumented = "layout undocumented, never captured"
+
 // decodeNetFileRaw shows an undocumented NetFile message as raw bytes.
 func decodeNetFileRaw(p []byte, f *Fields) error {
 	if len(p) > 1 {
 		f.Bytes("data", 1, p[1:])
-		f.Note("layout undocumented, never captured")
+		f.Note(noteUndocumented)
 	}
 	return nil
 }

@@ -56,6 +56,8 @@ const (
 	OpDone   Op = "done"
 	OpReturn Op = "return"
 	OpFail   Op = "fail"
+	// OpNote labels the field appended last with Name (a fixed label).
+	OpNote Op = "note"
 
 	// The checksum handshake's own parsers (package checksum), whose
 	// layouts are recursive or version-dependent: the request's
@@ -79,6 +81,10 @@ type Step struct {
 	Body  []Step
 	Else  []Step
 	Cases []Case
+	// Names, on a read, labels the field with the value's name in
+	// NameTables()[Names], when it has one. (Object ids are always
+	// labelled with their slot, as ObjectNote does.)
+	Names string
 }
 
 // Case is one branch of an OpSwitch.
@@ -103,6 +109,16 @@ func ifCmp(ref, cmp string, v uint64, body ...Step) Step {
 }
 func obj(name string, body ...Step) Step { return Step{Op: OpObject, Name: name, Body: body} }
 
+// named reads a field labelled from name table names.
+func named(op Op, name, names string) Step { return Step{Op: op, Name: name, Names: names} }
+
+// namedKeep is named, keeping the value as v.
+func namedKeep(op Op, name, v, names string) Step {
+	return Step{Op: op, Name: name, Var: v, Names: names}
+}
+
+func note(label string) Step { return Step{Op: OpNote, Name: label} }
+
 var (
 	done  = Step{Op: OpDone}
 	ret   = Step{Op: OpReturn}
@@ -110,8 +126,8 @@ var (
 )
 
 var eventLayout = Layout{
-	keep(OpHex32, "factory", "factory"),
-	keep(OpHex32, "event_code", "code"),
+	namedKeep(OpHex32, "factory", "factory", "factory"),
+	namedKeep(OpHex32, "event_code", "code", "event"),
 	rd(OpObjID, "source"),
 	rd(OpObjID, "dest"),
 	{Op: OpSwitch, Ref: "factory", Cases: []Case{
@@ -119,7 +135,10 @@ var eventLayout = Layout{
 		{factorySubsystem, nil},
 		{factorySubsysControl, []Step{rd(OpU8, "value")}},
 		{factoryPlayerList, []Step{rd(OpU8, "value")}},
-		{factoryChar, []Step{rd(OpU8, "value")}},
+		{factoryChar, []Step{{Op: OpSwitch, Ref: "code", Cases: []Case{
+			{eventPhaserLevel, []Step{named(OpU8, "value", "phaser")}},
+			{eventTorpedoType, []Step{named(OpU8, "value", "torpedo")}},
+		}, Else: []Step{rd(OpU8, "value")}}}},
 		{factoryObjectPointer, []Step{rd(OpObjID, "object")}},
 		{factoryStartFiring, []Step{{Op: OpBytes, Name: "data", N: 8}}},
 		{factoryExploding, []Step{rd(OpI32, "killer"), rd(OpF32, "lifetime")}},
@@ -133,16 +152,16 @@ var objCreateLayout = Layout{
 	ifCmp("opcode", "eq", 0x03, rd(OpU8, "team")),
 	{Op: OpSwitch, Peek: true, Cases: []Case{
 		{classShip, []Step{
-			rd(OpHex32, "class_id"), rd(OpObjID, "object"), rd(OpU8, "species"),
+			named(OpHex32, "class_id", "class"), rd(OpObjID, "object"), named(OpU8, "species", "species"),
 			rd(OpVec3, "position"),
-			{Op: OpArray, Name: "orientation", Body: []Step{rd(OpF32, ""), rd(OpF32, ""), rd(OpF32, ""), rd(OpF32, "")}},
+			{Op: OpArray, Name: "orientation", Body: []Step{note(quaternionNote), rd(OpF32, ""), rd(OpF32, ""), rd(OpF32, ""), rd(OpF32, "")}},
 			rd(OpF32, "speed"),
 			{Op: OpBytes, Name: "reserved", N: 3},
 			rd(OpStr8, "player_name"), rd(OpStr8, "set_name"),
 			rd(OpRest, "subsystem_state"),
 		}},
 		{classTorpedo, []Step{
-			rd(OpHex32, "class_id"), rd(OpObjID, "object"), rd(OpU8, "species"),
+			named(OpHex32, "class_id", "class"), rd(OpObjID, "object"), named(OpU8, "species", "torpedo"),
 			rd(OpRest, "torpedo_data"),
 		}},
 	}, Else: []Step{{Op: OpFail, Name: "class_id 0x%08X is not a known object class (ship 0x00008008, torpedo 0x00008009)"}}},
@@ -155,7 +174,7 @@ var chatLayout = Layout{rd(OpI32, "sender"), rd(OpStr16, "text"), done}
 
 var scoreLayout = Layout{rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), done}
 
-var netFileRawLayout = Layout{ifCmp("left", "ne", 0, rd(OpRest, "data")), ret}
+var netFileRawLayout = Layout{ifCmp("left", "ne", 0, rd(OpRest, "data"), note(noteUndocumented)), ret}
 
 var opcodeOnlyLayout = Layout{extra, ret}
 
@@ -173,7 +192,7 @@ var layouts = map[uint8]Layout{
 	0x01: {done},
 	0x02: objCreateLayout,
 	0x03: objCreateLayout,
-	0x04: {rd(OpU8, "reason"), done},
+	0x04: {named(OpU8, "reason", "boot"), done},
 	0x06: eventLayout, 0x07: eventLayout, 0x08: eventLayout, 0x09: eventLayout,
 	0x0A: eventLayout, 0x0B: eventLayout, 0x0C: eventLayout, 0x0D: eventLayout,
 	0x0E: eventLayout, 0x0F: eventLayout, 0x10: eventLayout, 0x11: eventLayout,
@@ -181,8 +200,8 @@ var layouts = map[uint8]Layout{
 	0x13: opcodeOnlyLayout,
 	0x14: objectIDLayout,
 	0x15: {
-		rd(OpHex32, "factory"),
-		rd(OpHex32, "event_code"),
+		named(OpHex32, "factory", "factory"),
+		named(OpHex32, "event_code", "event"),
 		rd(OpObjID, "other"),
 		rd(OpObjID, "ship"),
 		keep(OpU8, "contact_count", "n"),
@@ -196,7 +215,7 @@ var layouts = map[uint8]Layout{
 	0x18: {rd(OpStr16, "name"), done},
 	0x19: {
 		rd(OpObjID, "tube"),
-		rd(OpU8, "torpedo_type"),
+		named(OpU8, "torpedo_type", "torpedo"),
 		keep(OpHex8, "flags", "flags"),
 		flagStep("reloading", "flags", 0),
 		flagStep("no_target", "flags", 2),
@@ -223,7 +242,8 @@ var layouts = map[uint8]Layout{
 		ifNZ("flags", suForward, rd(OpCV3, "forward")),
 		ifNZ("flags", suUp, rd(OpCV3, "up")),
 		ifNZ("flags", suSpeed, rd(OpCF16, "speed")),
-		ifNZ("flags", suSubsystem, rd(OpU8, "subsystem_start"), rd(OpRest, "subsystem_data"), ret),
+		ifNZ("flags", suSubsystem, rd(OpU8, "subsystem_start"), rd(OpRest, "subsystem_data"),
+			ifNZ("flags", suCloak|suWeapons, note(noteUnsplit)), ret),
 		ifNZ("flags", suCloak, rd(OpBit, "cloak")),
 		ifNZ("flags", suWeapons, Step{Op: OpArray, Name: "weapons", Body: []Step{
 			{Op: OpPairs, N: 2, Body: []Step{rd(OpU8, "index"), rd(OpU8, "health")}},
@@ -253,9 +273,9 @@ var layouts = map[uint8]Layout{
 	0x35: {
 		rd(OpU8, "player_limit"),
 		rd(OpU8, "system"),
-		keep(OpU8, "time_limit", "tl"),
+		namedKeep(OpU8, "time_limit", "tl", "none_ff"),
 		ifCmp("tl", "ne", 0xFF, rd(OpI32, "end_time")),
-		rd(OpU8, "frag_limit"),
+		named(OpU8, "frag_limit", "none_ff"),
 		done,
 	},
 	0x36: {
@@ -270,11 +290,11 @@ var layouts = map[uint8]Layout{
 		done,
 	},
 	0x37: scoreLayout,
-	0x38: {rd(OpI32, "reason"), done},
+	0x38: {named(OpI32, "reason", "endgame"), done},
 	0x39: opcodeOnlyLayout,
-	0x3F: {rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), rd(OpU8, "team"), done},
+	0x3F: {rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), named(OpU8, "team", "none_ff"), done},
 	0x40: {rd(OpU8, "team"), rd(OpI32, "kills"), rd(OpI32, "score"), done},
-	0x41: {rd(OpI32, "player"), rd(OpU8, "team"), done},
+	0x41: {rd(OpI32, "player"), named(OpU8, "team", "none_ff"), done},
 }
 
 // SummaryItem is one "label=value" of a table summary (the label left out

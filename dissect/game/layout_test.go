@@ -38,6 +38,13 @@ func (r *layoutRun) keep(s Step, v uint64, off int) {
 	if s.Var != "" {
 		r.vars[s.Var], r.offs[s.Var] = v, off
 	}
+	if s.Names != "" {
+		tab, ok := NameTables()[s.Names]
+		if !ok {
+			panic("unknown name table " + s.Names)
+		}
+		r.d.note(tab[v])
+	}
 }
 
 // steps runs steps; it reports whether the layout ended.
@@ -154,6 +161,8 @@ func (r *layoutRun) step(s Step) bool {
 	case OpFail:
 		d.r.Fail(off, s.Name)
 		return true
+	case OpNote:
+		d.note(s.Name)
 	case OpChecksumRequest, OpChecksumResponse:
 		// The checksum package's parsers: the plugin ports them in its
 		// template; here they are the decoders themselves.
@@ -180,14 +189,13 @@ func (r *layoutRun) element(body []Step) bool {
 	return ended
 }
 
-// sameFields compares two decodings, notes aside.
+// sameFields compares two decodings, labels (notes) included.
 func sameFields(a, b []Field) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d fields, layout %d", len(a), len(b))
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		x.Note, y.Note = "", ""
 		if fmt.Sprint(x) != fmt.Sprint(y) {
 			return fmt.Sprintf("field %d: decoder %+v, layout %+v", i, x, y)
 		}

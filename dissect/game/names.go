@@ -73,31 +73,21 @@ const (
 	factoryCollision     = 0x8124 // CollisionEffect 0x15 (section 7.3)
 )
 
-func factoryName(id uint32) string {
-	switch id {
-	case factoryBase:
-		return "base event"
-	case factorySubsystem:
-		return "subsystem event"
-	case factorySubsysControl:
-		return "subsystem control event"
-	case factoryChar:
-		return "char event"
-	case factoryObjectPointer:
-		return "object-pointer event"
-	case factoryPlayerList:
-		return "player-list event"
-	case factoryStartFiring:
-		return "start-firing event"
-	case factoryExploding:
-		return "object-exploding event"
-	case factoryStartWarp:
-		return "start-warp event"
-	case factoryCollision:
-		return "collision event"
-	}
-	return ""
+// factoryNames names the event factories.
+var factoryNames = map[uint32]string{
+	factoryBase:          "base event",
+	factorySubsystem:     "subsystem event",
+	factorySubsysControl: "subsystem control event",
+	factoryChar:          "char event",
+	factoryObjectPointer: "object-pointer event",
+	factoryPlayerList:    "player-list event",
+	factoryStartFiring:   "start-firing event",
+	factoryExploding:     "object-exploding event",
+	factoryStartWarp:     "start-warp event",
+	factoryCollision:     "collision event",
 }
+
+func factoryName(id uint32) string { return factoryNames[id] }
 
 // Event codes the wire carries (section 7.3, D).
 const (
@@ -106,57 +96,34 @@ const (
 	eventPlayerRemove = 0x00060005
 )
 
-func eventName(code uint32) string {
-	switch code {
-	case 0x008000DF:
-		return "add to repair list"
-	case 0x00800074:
-		return "repair done"
-	case 0x00800075:
-		return "repair impossible"
-	case 0x0080007C:
-		return "weapon fired"
-	case 0x00800081:
-		return "phaser start"
-	case 0x00800083:
-		return "phaser stop"
-	case 0x0080007D:
-		return "tractor start"
-	case 0x0080007F:
-		return "tractor stop"
-	case 0x00800058:
-		return "target changed"
-	case 0x00800076:
-		return "repair priority"
-	case 0x008000DC:
-		return "stop at target notify"
-	case 0x0080004E:
-		return "object exploding"
-	case eventPhaserLevel:
-		return "phaser level"
-	case eventTorpedoType:
-		return "torpedo type"
-	case 0x0080006C:
-		return "subsystem status"
-	case 0x008000D8:
-		return "start firing notify"
-	case 0x008000DA:
-		return "stop firing notify"
-	case 0x008000E2:
-		return "start cloak notify"
-	case 0x008000E4:
-		return "stop cloak notify"
-	case 0x008000EC:
-		return "warp notify"
-	case 0x008000F1:
-		return "new player"
-	case eventPlayerRemove:
-		return "player removed"
-	case 0x00800050:
-		return "collision"
-	}
-	return ""
+// eventNames names the event codes.
+var eventNames = map[uint32]string{
+	0x008000DF:        "add to repair list",
+	0x00800074:        "repair done",
+	0x00800075:        "repair impossible",
+	0x0080007C:        "weapon fired",
+	0x00800081:        "phaser start",
+	0x00800083:        "phaser stop",
+	0x0080007D:        "tractor start",
+	0x0080007F:        "tractor stop",
+	0x00800058:        "target changed",
+	0x00800076:        "repair priority",
+	0x008000DC:        "stop at target notify",
+	0x0080004E:        "object exploding",
+	eventPhaserLevel:  "phaser level",
+	eventTorpedoType:  "torpedo type",
+	0x0080006C:        "subsystem status",
+	0x008000D8:        "start firing notify",
+	0x008000DA:        "stop firing notify",
+	0x008000E2:        "start cloak notify",
+	0x008000E4:        "stop cloak notify",
+	0x008000EC:        "warp notify",
+	0x008000F1:        "new player",
+	eventPlayerRemove: "player removed",
+	0x00800050:        "collision",
 }
+
+func eventName(code uint32) string { return eventNames[code] }
 
 // noneIfFF labels the 0xFF "none" value of limits and teams.
 func noneIfFF(v uint8) string {
@@ -164,4 +131,41 @@ func noneIfFF(v uint8) string {
 		return "none"
 	}
 	return ""
+}
+
+// Name tables: the enumerations above as value -> name maps, by the key a
+// layout Step's Names gives, for tools that interpret Layouts (the Wireshark
+// plugin). TestLayoutsMatchDecoders labels fields from these tables and
+// compares the labels with the decoders', so they cannot drift apart.
+var nameTables = map[string]map[uint64]string{
+	"species": indexed(speciesNames[:]),
+	"torpedo": indexed(torpedoNames[:]),
+	"boot":    indexed(bootReasons[:]),
+	"endgame": indexed(endGameReasons[:]),
+	"phaser":  indexed(phaserLevels[:]),
+	"class":   {classShip: className(classShip), classTorpedo: className(classTorpedo)},
+	"factory": widen(factoryNames),
+	"event":   widen(eventNames),
+	"none_ff": {0xFF: noneIfFF(0xFF)},
+}
+
+// NameTables returns the name tables Steps refer to by Names.
+func NameTables() map[string]map[uint64]string { return nameTables }
+
+func indexed(names []string) map[uint64]string {
+	m := map[uint64]string{}
+	for i, n := range names {
+		if n != "" {
+			m[uint64(i)] = n
+		}
+	}
+	return m
+}
+
+func widen(names map[uint32]string) map[uint64]string {
+	m := make(map[uint64]string, len(names))
+	for k, v := range names {
+		m[uint64(k)] = v
+	}
+	return m
 }

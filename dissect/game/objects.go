@@ -14,6 +14,9 @@ func init() {
 	register(0x18, decodeDeletePlayerAnim, summarizeDeletePlayerAnim)
 }
 
+// quaternionNote labels ObjCreate's orientation.
+const quaternionNote = "quaternion, w x y z as documented; order unconfirmed"
+
 // decodeObjCreate reads 0x02 ObjCreate and 0x03 ObjCreateTeam (V for the
 // first 24 bytes, D for the rest). Only the ship class has a documented
 // body; a torpedo keeps the bytes after its species raw.
@@ -42,7 +45,7 @@ func decodeObjCreate(p []byte, f *Fields) error {
 		d.note(speciesName(species))
 		d.vec3("position")
 		d.array("orientation")
-		d.note("quaternion, w x y z as documented; order unconfirmed")
+		d.note(quaternionNote)
 		for range 4 {
 			d.f32("")
 		}

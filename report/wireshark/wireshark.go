@@ -51,6 +51,10 @@ type data struct {
 	Mults            [5]uint32
 	GameFields       []string // field names below messages.fields, sorted
 	ChecksumMaxDepth int
+	Names            []layoutEntry // name tables (dissect/game.NameTables) by key
+	PlayerIDBase     uint32
+	PlayerIDStride   uint32
+	NotePlainFlag    string
 }
 
 type kv struct {
@@ -61,6 +65,7 @@ type kv struct {
 type layoutEntry struct {
 	Code int
 	Lua  string
+	Key  string
 }
 
 // Generate writes the plugin.
@@ -92,7 +97,7 @@ func build() data {
 	}
 	sort.Ints(codes)
 	for _, c := range codes {
-		d.Layouts = append(d.Layouts, layoutEntry{c, luaSteps(layouts[uint8(c)])})
+		d.Layouts = append(d.Layouts, layoutEntry{Code: c, Lua: luaSteps(layouts[uint8(c)])})
 	}
 	sums := game.Summaries()
 	for _, c := range codes {
@@ -101,7 +106,7 @@ func build() data {
 			for _, it := range items {
 				parts = append(parts, "{"+luaString(it.Key)+", "+luaString(it.Label)+"}")
 			}
-			d.Summaries = append(d.Summaries, layoutEntry{c, "{" + strings.Join(parts, ", ") + "}"})
+			d.Summaries = append(d.Summaries, layoutEntry{Code: c, Lua: "{" + strings.Join(parts, ", ") + "}"})
 		}
 	}
 	d.Anomalies = anomaly.All()
@@ -112,7 +117,78 @@ func build() data {
 	}
 	d.Mults = mults
 	d.ChecksumMaxDepth = checksum.MaxDepth
+	tabs := game.NameTables()
+	for _, k := range sortedKeys(tabs) {
+		d.Names = append(d.Names, layoutEntry{Key: k, Lua: luaNames(tabs[k])})
+	}
+	d.PlayerIDBase, d.PlayerIDStride = game.PlayerIDBase, game.PlayerIDStride
+	d.NotePlainFlag = game.NotePlainFlag
 	return d
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// luaNames renders a name table as a Lua table constructor.
+func luaNames(tab map[uint64]string) string {
+	vals := make([]uint64, 0, len(tab))
+	for v := range tab {
+		vals = append(vals, v)
+	}
+	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = fmt.Sprintf("[0x%X]=%s", v, luaString(tab[v]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// labelled lists the decoder fields that may carry a label ("<name>_name"
+// in bcdump's JSON): reads with a name table, object ids, fields an OpNote
+// follows, and the checksum request's recursive flag.
+func labelled() map[string]bool {
+	out := map[string]bool{"recursive": true}
+	// walk follows the steps in order; last is the field read last ("" after
+	// a container opens: a note there labels the container, not a field).
+	var walk func(steps []game.Step, last string) string
+	walk = func(steps []game.Step, last string) string {
+		for _, s := range steps {
+			switch s.Op {
+			case game.OpNote:
+				if last != "" {
+					out[last] = true
+				}
+			case game.OpObject, game.OpArray:
+				walk(s.Body, "")
+				last = ""
+				continue
+			case game.OpIf, game.OpSwitch, game.OpRepeat, game.OpPairs:
+				walk(s.Body, last)
+				walk(s.Else, last)
+				for _, c := range s.Cases {
+					walk(c.Body, last)
+				}
+				continue
+			}
+			if s.Name != "" && (s.Names != "" || s.Op == game.OpObjID) {
+				out[s.Name] = true
+			}
+			if s.Name != "" {
+				last = s.Name
+			}
+		}
+		return last
+	}
+	for _, l := range game.Layouts() {
+		walk(l, "")
+	}
+	return out
 }
 
 // fixedTypes overrides the storage of record fields that are not unsigned
@@ -153,12 +229,20 @@ func fields() ([]Field, []string) {
 		out = append(out, fl)
 	}
 	sort.Strings(game)
+	labels := labelled()
 	for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
 		for _, name := range game {
 			fl := Field{Abbr: "bc." + root + "." + name, Name: name}
 			fl.FType, fl.Base = gameFieldType(kinds[name])
 			fl.Desc = strings.Join(kinds[name], " or ")
 			out = append(out, fl)
+			if labels[name] {
+				if contains(game, name+"_name") {
+					panic("wireshark: label field " + name + "_name is also a decoder field")
+				}
+				out = append(out, Field{Abbr: fl.Abbr + "_name", Name: name + "_name", FType: "string",
+					Desc: "label of " + name + ": enum name or object slot"})
+			}
 		}
 	}
 	return out, game
@@ -245,6 +329,9 @@ func luaStep(s game.Step) string {
 	}
 	if s.Else != nil {
 		parts = append(parts, "orelse="+luaSteps(s.Else))
+	}
+	if s.Names != "" {
+		parts = append(parts, "names="+luaString(s.Names))
 	}
 	if s.Cases != nil {
 		var cs []string

@@ -64,10 +64,17 @@ func TestGeneratedCompleteness(t *testing.T) {
 	var walk func([]game.Step)
 	walk = func(steps []game.Step) {
 		for _, s := range steps {
-			if s.Name != "" && s.Op != game.OpFail && s.Op != game.OpIf && s.Op != game.OpSwitch {
+			if s.Name != "" && s.Op != game.OpFail && s.Op != game.OpIf && s.Op != game.OpSwitch && s.Op != game.OpNote {
 				if !strings.Contains(lua, "F["+luaString("bc.messages.fields."+s.Name)+"]") {
 					t.Errorf("layout field %s is not registered", s.Name)
 				}
+				// A labelled read has its "<name>_name" field too.
+				if (s.Names != "" || s.Op == game.OpObjID) && !strings.Contains(lua, "F["+luaString("bc.messages.fields."+s.Name+"_name")+"]") {
+					t.Errorf("label field %s_name is not registered", s.Name)
+				}
+			}
+			if s.Names != "" && !strings.Contains(lua, "["+luaString(s.Names)+"] = {") {
+				t.Errorf("name table %s missing", s.Names)
 			}
 			walk(s.Body)
 			walk(s.Else)

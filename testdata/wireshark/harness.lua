@@ -8,8 +8,8 @@
 -- port, destination address, destination port, payload in hex (tabs between).
 -- The frames are dissected twice, as "tshark -2" does; the second pass prints
 -- every field item, in tree order, as "frame<TAB>abbr<TAB>value" with "\\",
--- tab and newline escaped. A Lua error escaping the dissector is printed as
--- "frame<TAB>!error<TAB>message".
+-- tab and newline escaped, then the Info column as "frame<TAB>!info<TAB>text".
+-- A Lua error escaping the dissector is printed as "frame<TAB>!error<TAB>message".
 --
 -- Where Wireshark's checks depend on the Lua version, the stand-in makes the
 -- same checks: from Lua 5.3 on, an integer field given a number with a
@@ -366,6 +366,7 @@ for pass = 1, 2 do
 				local out = {}
 				emit(fr.number, root, out)
 				if not ok then out[#out + 1] = fr.number .. "\t!error\t" .. escape(tostring(err)) end
+				if pinfo.cols.info then out[#out + 1] = fr.number .. "\t!info\t" .. escape(tostring(pinfo.cols.info)) end
 				if #out > 0 then io.write(table.concat(out, "\n"), "\n") end
 			end
 		end
