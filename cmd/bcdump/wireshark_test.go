@@ -311,6 +311,34 @@ func compareFrame(want, got []kv) (int, string) {
 	return n, ""
 }
 
+// compareCapture compares the plugin's values (got) with bcdump's (want)
+// frame by frame, reporting the first differences; it returns the game
+// datagrams compared, those that agree and the values compared.
+func compareCapture(t *testing.T, capture string, want, got map[int][]kv) (total, agree, values int) {
+	t.Helper()
+	shown := 0
+	for _, f := range slices.Sorted(maps.Keys(want)) {
+		total++
+		n, diff := compareFrame(want[f], got[f])
+		values += n
+		if diff == "" {
+			agree++
+			continue
+		}
+		if shown < 5 {
+			t.Errorf("%s frame %d: %s", filepath.Base(capture), f, diff)
+		}
+		shown++
+	}
+	for f := range got {
+		if _, ok := want[f]; !ok && len(got[f]) > 0 {
+			t.Errorf("%s frame %d: the plugin decodes a game datagram bcdump does not", filepath.Base(capture), f)
+			break
+		}
+	}
+	return total, agree, values
+}
+
 // TestWiresharkConformance runs the generated plugin in tshark on every
 // test capture and checks it agrees with "bcdump read -F json" on every
 // game datagram.
@@ -321,26 +349,8 @@ func TestWiresharkConformance(t *testing.T) {
 	for _, capture := range wiresharkCaptures(t) {
 		want := bcdumpValues(t, capture)
 		got := tsharkValues(t, tshark, plugin, capture)
-		shown := 0
-		for _, f := range slices.Sorted(maps.Keys(want)) {
-			total++
-			n, diff := compareFrame(want[f], got[f])
-			values += n
-			if diff == "" {
-				agree++
-				continue
-			}
-			if shown < 5 {
-				t.Errorf("%s frame %d: %s", filepath.Base(capture), f, diff)
-			}
-			shown++
-		}
-		for f := range got {
-			if _, ok := want[f]; !ok && len(got[f]) > 0 {
-				t.Errorf("%s frame %d: the plugin decodes a game datagram bcdump does not", filepath.Base(capture), f)
-				break
-			}
-		}
+		n, a, v := compareCapture(t, capture, want, got)
+		total, agree, values = total+n, agree+a, values+v
 	}
 	pct := 100 * float64(agree) / float64(max(total, 1))
 	t.Logf("Wireshark plugin agrees with bcdump on %d of %d game datagrams (%.2f%%), %d values compared", agree, total, pct, values)
