@@ -69,6 +69,10 @@ const dragScript = `<script>(function () {
   } catch (e) { r.setAttribute("data-selftest", "error " + e); }
 })();</script>`
 
+// expandScript clicks every "show all" button, so that the DOM holds every
+// row of every table.
+const expandScript = `<script>document.querySelectorAll("button.show-all").forEach(function (b) { b.click(); });</script>`
+
 var zoomed = regexp.MustCompile(`^2(29|30|31)(\.\d+)? 0 2(29|30|31)(\.\d+)? \d+ linked$`)
 
 // The reports of the testdata captures open in a headless browser: the
@@ -101,6 +105,11 @@ func TestBrowser(t *testing.T) {
 			if err := os.WriteFile(dragged, bytes.Replace(page, []byte("</body>"), []byte(dragScript+"</body>"), 1), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The same page with every table shown in full.
+			expanded := filepath.Join(t.TempDir(), c.name+"-all.html")
+			if err := os.WriteFile(expanded, bytes.Replace(page, []byte("</body>"), []byte(expandScript+"</body>"), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			url := "file://" + path
 			dom, logs := headless(t, bin, "--dump-dom", url)
 			for _, l := range console.FindAllString(logs, -1) {
@@ -112,7 +121,15 @@ func TestBrowser(t *testing.T) {
 			if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
 				t.Errorf("the page's script recorded errors: %s", m[1])
 			}
-			checkDOM(t, dom, d)
+			checkDOM(t, dom, d, false)
+			dom, logs = headless(t, bin, "--dump-dom", "file://"+expanded)
+			for _, l := range console.FindAllString(logs, -1) {
+				t.Errorf("browser, all rows shown: %s", l)
+			}
+			if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
+				t.Errorf("the page's script recorded errors showing all rows: %s", m[1])
+			}
+			checkDOM(t, dom, d, true)
 			if len(d.Flows) > 0 {
 				dom, _ = headless(t, bin, "--window-size=1280,900", "--dump-dom", "file://"+dragged)
 				m := regexp.MustCompile(`data-selftest="([^"]*)"`).FindStringSubmatch(dom)
