@@ -44,6 +44,16 @@ func TestPageContent(t *testing.T) {
 	}
 }
 
+// cellsOf is the set of what the cells <td class="class"> of an HTML
+// document hold.
+func cellsOf(dom, class string) map[string]bool {
+	cells := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<td class="`+class+`">([^<]*)</td>`).FindAllStringSubmatch(dom, -1) {
+		cells[m[1]] = true
+	}
+	return cells
+}
+
 // checkDOM checks an HTML document (the page, or the DOM a browser made of
 // it) against the data: every chart drawn, the player names, anomaly codes
 // and checksum file names present, one ladder arrow per datagram covered.
@@ -64,9 +74,10 @@ func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 			t.Errorf("%s: %d rows, show-all button %v, want %v", what, n, got, want)
 		}
 	}
+	names, codes := cellsOf(dom, "pname"), cellsOf(dom, "code")
 	for _, s := range d.Servers {
 		for _, p := range s.Players[:rows(len(s.Players))] {
-			if p.Name != "" && !strings.Contains(dom, `<td class="pname">`+esc(p.Name)+`</td>`) {
+			if p.Name != "" && !names[esc(p.Name)] {
 				t.Errorf("player %q not in the player table", p.Name)
 			}
 		}
@@ -77,7 +88,7 @@ func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 		showAll("timeline", len(s.Timeline))
 	}
 	for _, a := range d.Anomalies[:rows(len(d.Anomalies))] {
-		if !strings.Contains(dom, `<td class="code">`+a.Code+`</td>`) {
+		if !codes[a.Code] {
 			t.Errorf("anomaly code %s not in the table", a.Code)
 		}
 	}

@@ -159,8 +159,8 @@
   }
   function link(td, href, text, cls) {
     var a = document.createElement("a");
-    a.href = "#" + href; a.textContent = text;
     if (cls) { a.className = cls; }
+    a.href = "#" + href; a.textContent = text;
     td.appendChild(a);
   }
   function rtt(p, dir) { var r = p.rtt_ms && p.rtt_ms[dir]; return r ? ms(r.p50) + " / " + ms(r.p95) : DASH; }
