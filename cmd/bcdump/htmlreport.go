@@ -39,7 +39,9 @@ any current browser (every script and style inline; it loads nothing):
   - the session timeline and the anomaly table; a row jumps to its ladder
     or its charts.
 
--Y keeps only the datagrams and events a display filter selects.
+The player, timeline and anomaly tables hold their first 200 rows; "show
+all" draws the rest from the page's data. Only the first 32 flows are
+charted. -Y keeps only the datagrams and events a display filter selects.
 The page embeds its data as JSON (script#bcdump-data).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runHTMLReport(s, o, args) },

@@ -69,6 +69,38 @@ const dragScript = `<script>(function () {
   } catch (e) { r.setAttribute("data-selftest", "error " + e); }
 })();</script>`
 
+// expandScript clicks every "show all" button, so that the DOM holds every
+// row of every table.
+const expandScript = `<script>document.querySelectorAll("button.show-all").forEach(function (b) { b.click(); });</script>`
+
+// interactScript hovers over the first ACK arrow of a ladder and away,
+// counting the arrows lit each time, then clicks the last anomaly row (drawn
+// by "show all" when the table is long), recording what is highlighted and
+// the zoom it shows (none when the second around the row covers the whole
+// capture).
+const interactScript = `<script>(function () {
+  var r = document.documentElement, out = [];
+  try {
+    var g = document.querySelector("svg.ladder g.dg[data-acks]");
+    if (g) {
+      var el = g.firstElementChild;
+      el.dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+      out.push("lit " + document.querySelectorAll("g.dg.lit").length);
+      el.dispatchEvent(new MouseEvent("mouseout", { bubbles: true }));
+      out.push("unlit " + document.querySelectorAll("g.dg.lit").length);
+    }
+    var rows = document.querySelectorAll("tr.anomaly");
+    if (rows.length) {
+      rows[rows.length - 1].cells[0].dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
+      out.push("highlighted " + document.querySelectorAll(".hl").length);
+      out.push("range " + document.getElementById("range").textContent);
+    }
+    r.setAttribute("data-interact", out.join("; "));
+  } catch (e) { r.setAttribute("data-interact", "error " + e); }
+})();</script>`
+
+var interacted = regexp.MustCompile(`^(lit [1-9]\d*; unlit 0)?(; )?(highlighted [1-9]\d*; range (Showing \S+ – \S+\.)?)?$`)
+
 var zoomed = regexp.MustCompile(`^2(29|30|31)(\.\d+)? 0 2(29|30|31)(\.\d+)? \d+ linked$`)
 
 // The reports of the testdata captures open in a headless browser: the
@@ -101,6 +133,11 @@ func TestBrowser(t *testing.T) {
 			if err := os.WriteFile(dragged, bytes.Replace(page, []byte("</body>"), []byte(dragScript+"</body>"), 1), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The same page with every table shown in full.
+			expanded := filepath.Join(t.TempDir(), c.name+"-all.html")
+			if err := os.WriteFile(expanded, bytes.Replace(page, []byte("</body>"), []byte(expandScript+interactScript+"</body>"), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			url := "file://" + path
 			dom, logs := headless(t, bin, "--dump-dom", url)
 			for _, l := range console.FindAllString(logs, -1) {
@@ -112,7 +149,21 @@ func TestBrowser(t *testing.T) {
 			if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
 				t.Errorf("the page's script recorded errors: %s", m[1])
 			}
-			checkDOM(t, dom, d)
+			checkDOM(t, dom, d, false)
+			dom, logs = headless(t, bin, "--dump-dom", "file://"+expanded)
+			for _, l := range console.FindAllString(logs, -1) {
+				t.Errorf("browser, all rows shown: %s", l)
+			}
+			if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
+				t.Errorf("the page's script recorded errors showing all rows: %s", m[1])
+			}
+			checkDOM(t, dom, d, true)
+			m := regexp.MustCompile(`data-interact="([^"]*)"`).FindStringSubmatch(dom)
+			if m == nil || !interacted.MatchString(m[1]) || (len(d.Anomalies) > 0) != strings.Contains(m[1], "highlighted") {
+				t.Errorf("hovering an ACK arrow and clicking the last anomaly row: %v", m)
+			} else {
+				t.Logf("hovering an ACK arrow and clicking the last anomaly row: %s", m[1])
+			}
 			if len(d.Flows) > 0 {
 				dom, _ = headless(t, bin, "--window-size=1280,900", "--dump-dom", "file://"+dragged)
 				m := regexp.MustCompile(`data-selftest="([^"]*)"`).FindStringSubmatch(dom)

@@ -25,7 +25,7 @@ func TestAnomalyScripts(t *testing.T) {
 			c := reportCase{name: code.String(), pcap: func(testing.TB) []byte { return pcap }, manifest: manifest}
 			t.Run(c.name, func(t *testing.T) {
 				d, page := build(t, c)
-				checkDOM(t, string(page), d)
+				checkDOM(t, string(page), d, false)
 			})
 		}
 	}

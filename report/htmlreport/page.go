@@ -34,7 +34,34 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"flowOf":     flowOf,
 	"durationOf": durationOf,
 	"boolStr":    boolStr,
+	"players":    headRows[story.PlayerDoc],
+	"lines":      headRows[story.LineDoc],
+	"anomalies":  headRows[AnomalyRow],
+	"more":       moreRows,
+	"ladderPx":   func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
 }).Parse(pageTmpl))
+
+// MaxPageRows is how many rows of each table (players per server, timeline
+// lines per server, anomalies) the page holds as HTML. The rest are only in
+// the embedded JSON: the page's script draws them when "show all" is
+// clicked, so a long capture's page opens without laying out thousands of
+// rows.
+const MaxPageRows = 200
+
+// pageRows is MaxPageRows, but for tests that compare the rows the script
+// draws with the template's.
+var pageRows = MaxPageRows
+
+// headRows is the part of a table the page holds as HTML.
+func headRows[T any](rows []T) []T {
+	if len(rows) > pageRows {
+		return rows[:pageRows]
+	}
+	return rows
+}
+
+// moreRows is how many rows of a table of n only the JSON holds.
+func moreRows(n int) int { return max(n-pageRows, 0) }
 
 type pageView struct {
 	*Data

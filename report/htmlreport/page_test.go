@@ -39,28 +39,63 @@ func TestPageContent(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d, page := build(t, c)
-			checkDOM(t, string(page), d)
+			checkDOM(t, string(page), d, false)
 		})
 	}
+}
+
+// cellsOf is the set of what the cells <td class="class"> of an HTML
+// document hold.
+func cellsOf(dom, class string) map[string]bool {
+	cells := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<td class="`+class+`">([^<]*)</td>`).FindAllStringSubmatch(dom, -1) {
+		cells[m[1]] = true
+	}
+	return cells
 }
 
 // checkDOM checks an HTML document (the page, or the DOM a browser made of
 // it) against the data: every chart drawn, the player names, anomaly codes
 // and checksum file names present, one ladder arrow per datagram covered.
-func checkDOM(t *testing.T, dom string, d *Data) {
+// Unless all is set (a browser clicked every "show all"), only the first
+// MaxPageRows rows of a table are looked for, and its "show all" button.
+func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 	t.Helper()
+	rows := func(n int) int {
+		if all {
+			return n
+		}
+		return min(n, MaxPageRows)
+	}
+	showAll := func(what string, n int) {
+		t.Helper()
+		want := !all && n > MaxPageRows
+		if got := strings.Contains(dom, `data-rows="`+what+`"`); got != want {
+			t.Errorf("%s: %d rows, show-all button %v, want %v", what, n, got, want)
+		}
+	}
+	names, codes := cellsOf(dom, "pname"), cellsOf(dom, "code")
 	for _, s := range d.Servers {
-		for _, p := range s.Players {
-			if p.Name != "" && !strings.Contains(dom, `<td class="pname">`+esc(p.Name)+`</td>`) {
+		for _, p := range s.Players[:rows(len(s.Players))] {
+			if p.Name != "" && !names[esc(p.Name)] {
 				t.Errorf("player %q not in the player table", p.Name)
 			}
 		}
+		showAll("players", len(s.Players))
+		if n, want := strings.Count(dom, `<tr class="ev-`), rows(len(s.Timeline)); len(d.Servers) == 1 && n != want {
+			t.Errorf("%d timeline rows, want %d", n, want)
+		}
+		showAll("timeline", len(s.Timeline))
 	}
-	for _, a := range d.Anomalies {
-		if !strings.Contains(dom, `<td class="code">`+a.Code+`</td>`) {
+	for _, a := range d.Anomalies[:rows(len(d.Anomalies))] {
+		if !codes[a.Code] {
 			t.Errorf("anomaly code %s not in the table", a.Code)
 		}
 	}
+	if n, want := strings.Count(dom, `<tr class="anomaly`), rows(len(d.Anomalies)); n != want {
+		t.Errorf("%d anomaly rows, want %d", n, want)
+	}
+	showAll("anomalies", len(d.Anomalies))
 	for _, c := range d.Checksums {
 		for _, r := range c.Rounds {
 			for _, dir := range r.Dirs {

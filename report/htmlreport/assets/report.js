@@ -7,12 +7,21 @@
   window.addEventListener("error", function (e) { fail(e.message || "error"); });
   document.addEventListener("securitypolicyviolation", function (e) { fail("blocked " + e.blockedURI); });
 
-  var data = JSON.parse(document.getElementById("bcdump-data").textContent);
-  var dur = data.duration > 0 ? data.duration : 1;
+  // The embedded data is parsed when first needed (hover values, "show
+  // all"): opening the page does not wait for megabytes of JSON.
+  var data = null, flows = null;
+  function getData() {
+    if (!data) {
+      data = JSON.parse(document.getElementById("bcdump-data").textContent);
+      flows = {};
+      (data.flows || []).forEach(function (f) { flows[f.id] = f; });
+    }
+    return data;
+  }
+  var dur = parseFloat(document.getElementById("charts").getAttribute("data-duration"));
+  if (!(dur > 0)) { dur = 1; }
   var W = 920;
   var view = [0, dur];
-  var flows = {};
-  (data.flows || []).forEach(function (f) { flows[f.id] = f; });
   var plots = Array.prototype.slice.call(document.querySelectorAll("svg.chart svg.plot"));
   var charts = Array.prototype.slice.call(document.querySelectorAll("svg.chart"));
   var tip = document.getElementById("tip");
@@ -51,6 +60,7 @@
   }
   function values(svg, t) {
     var flowEl = svg.closest(".flow");
+    getData();
     var f = flowEl && flows[flowEl.getAttribute("data-flow")];
     if (!f) { return ""; }
     var s = f.series, i = Math.floor(t / s.width) - s.start;
@@ -90,14 +100,22 @@
   });
   document.getElementById("reset").addEventListener("click", function () { zoom(0, dur); });
 
-  // Ladders: an ACK lights up the datagram it cleared.
-  document.querySelectorAll("svg.ladder g.dg[data-acks]").forEach(function (g) {
+  // Ladders: an ACK lights up the datagram it cleared (one listener for
+  // all arrows).
+  function ackTargets(g) {
     var svg = g.closest("svg");
-    var targets = g.getAttribute("data-acks").split(" ").map(function (fr) {
+    return g.getAttribute("data-acks").split(" ").map(function (fr) {
       return svg.querySelector('g.dg[data-frame="' + fr + '"]');
     }).filter(Boolean);
-    g.addEventListener("mouseenter", function () { targets.forEach(function (t) { t.classList.add("lit"); }); });
-    g.addEventListener("mouseleave", function () { targets.forEach(function (t) { t.classList.remove("lit"); }); });
+  }
+  var ladders = document.getElementById("ladders");
+  ladders.addEventListener("mouseover", function (e) {
+    var g = e.target.closest && e.target.closest("g.dg[data-acks]");
+    if (g && !(e.relatedTarget && g.contains(e.relatedTarget))) { ackTargets(g).forEach(function (t) { t.classList.add("lit"); }); }
+  });
+  ladders.addEventListener("mouseout", function (e) {
+    var g = e.target.closest && e.target.closest("g.dg[data-acks]");
+    if (g && !(e.relatedTarget && g.contains(e.relatedTarget))) { ackTargets(g).forEach(function (t) { t.classList.remove("lit"); }); }
   });
 
   // Anomaly rows jump to their ladder arrow, or to the charts around them.
@@ -105,25 +123,105 @@
     el.classList.add("hl");
     setTimeout(function () { el.classList.remove("hl"); }, 2500);
   }
-  document.querySelectorAll("tr.anomaly").forEach(function (tr) {
-    tr.addEventListener("click", function (e) {
-      var t = parseFloat(tr.getAttribute("data-t")) || 0, flow = tr.getAttribute("data-flow");
-      var lad = tr.getAttribute("data-ladder"), frame = tr.getAttribute("data-frame");
-      var pad = Math.max(dur / 50, 0.5);
-      zoom(t - pad, t + pad);
-      var wantChart = e.target.classList.contains("go-chart");
-      if (lad && !wantChart) {
-        var box = document.getElementById(lad);
-        var g = box && box.querySelector('g.dg[data-frame="' + frame + '"]');
-        if (g) { g.classList.add("lit"); setTimeout(function () { g.classList.remove("lit"); }, 2500); }
-        if (box) { flash(box); box.scrollIntoView({ block: "center" }); }
-      } else if (flow) {
-        var fl = document.getElementById(flow);
-        if (fl) { flash(fl); fl.scrollIntoView({ block: "start" }); }
-      }
-      e.preventDefault();
-    });
+  document.getElementById("anomalies").addEventListener("click", function (e) {
+    var tr = e.target.closest && e.target.closest("tr.anomaly");
+    if (!tr) { return; }
+    var t = parseFloat(tr.getAttribute("data-t")) || 0, flow = tr.getAttribute("data-flow");
+    var lad = tr.getAttribute("data-ladder"), frame = tr.getAttribute("data-frame");
+    var pad = Math.max(dur / 50, 0.5);
+    zoom(t - pad, t + pad);
+    var wantChart = e.target.classList.contains("go-chart");
+    if (lad && !wantChart) {
+      var box = document.getElementById(lad);
+      var g = box && box.querySelector('g.dg[data-frame="' + frame + '"]');
+      if (g) { g.classList.add("lit"); setTimeout(function () { g.classList.remove("lit"); }, 2500); }
+      if (box) { flash(box); box.scrollIntoView({ block: "center" }); }
+    } else if (flow) {
+      var fl = document.getElementById(flow);
+      if (fl) { flash(fl); fl.scrollIntoView({ block: "start" }); }
+    }
+    e.preventDefault();
   });
+
+  // Tables hold their first rows as HTML; "show all" draws the rest from
+  // the embedded data, formatted as the page's Go template formats them.
+  var DASH = "\u2013";
+  function orDash(v) { return v === null || v === undefined ? DASH : String(v); }
+  function secs(t) { return t.toFixed(2) + "s"; }
+  function ms(v) { return v.toFixed(1); }
+  function pct(v) { return ((v || 0) * 100).toFixed(1) + "%"; }
+  function cell(tr, text, cls) {
+    var td = document.createElement("td");
+    if (cls) { td.className = cls; }
+    td.textContent = text;
+    tr.appendChild(td);
+    return td;
+  }
+  function link(td, href, text, cls) {
+    var a = document.createElement("a");
+    if (cls) { a.className = cls; }
+    a.href = "#" + href; a.textContent = text;
+    td.appendChild(a);
+  }
+  function rtt(p, dir) { var r = p.rtt_ms && p.rtt_ms[dir]; return r ? ms(r.p50) + " / " + ms(r.p95) : DASH; }
+  var rowsOf = {
+    players: function (d, server) {
+      var byAddr = {};
+      (d.flows || []).forEach(function (f) { byAddr[f.client] = f; });
+      return d.servers[server].players.map(function (p) {
+        var tr = document.createElement("tr"), f = byAddr[p.address], ratio = p.retransmit_ratio || {};
+        tr.className = "player";
+        cell(tr, p.name || DASH, "pname"); cell(tr, orDash(p.peer_id));
+        var a = cell(tr, f ? "" : p.address);
+        if (f) { link(a, f.id, p.address); }
+        cell(tr, orDash(p.joined)); cell(tr, orDash(p.left) + " " + p.left_how);
+        cell(tr, p.checksum.verdict, "verdict v-" + p.checksum.verdict).title = p.checksum.text;
+        cell(tr, rtt(p, "c2s")); cell(tr, rtt(p, "s2c"));
+        cell(tr, pct(ratio.c2s) + " / " + pct(ratio.s2c));
+        cell(tr, f ? f.anomalies[2] + " / " + f.anomalies[1] + " / " + f.anomalies[0] : DASH);
+        return tr;
+      });
+    },
+    timeline: function (d, server) {
+      return d.servers[server].timeline.map(function (l) {
+        var tr = document.createElement("tr");
+        tr.className = "ev-" + l.event;
+        cell(tr, secs(l.t)); cell(tr, String(l.frame)); cell(tr, l.event); cell(tr, l.text);
+        return tr;
+      });
+    },
+    anomalies: function (d) {
+      return d.anomalies.map(function (a) {
+        var tr = document.createElement("tr");
+        tr.className = "anomaly sev-" + a.severity;
+        tr.setAttribute("data-t", String(a.t)); tr.setAttribute("data-flow", a.flow || "");
+        tr.setAttribute("data-frame", String(a.frame)); tr.setAttribute("data-ladder", a.ladder || "");
+        cell(tr, a.code, "code"); cell(tr, a.severity); cell(tr, String(a.frame)); cell(tr, secs(a.t));
+        cell(tr, a.flow || ""); cell(tr, a.message);
+        var go = cell(tr, "");
+        if (a.ladder) { link(go, a.ladder, "ladder", "go-ladder"); go.appendChild(document.createTextNode(" ")); }
+        if (a.flow) { link(go, a.flow, "charts", "go-chart"); }
+        return tr;
+      });
+    }
+  };
+  function showAll(btn) {
+    var tbody = document.getElementById(btn.getAttribute("data-table")).tBodies[0];
+    var rows = rowsOf[btn.getAttribute("data-rows")](getData(), parseInt(btn.getAttribute("data-server"), 10) || 0);
+    var frag = document.createDocumentFragment();
+    rows.slice(tbody.rows.length).forEach(function (tr) { frag.appendChild(tr); });
+    tbody.appendChild(frag);
+    btn.parentNode.remove();
+  }
+  document.querySelectorAll("button.show-all").forEach(function (btn) {
+    btn.addEventListener("click", function () { showAll(btn); });
+  });
+
   apply();
   root.setAttribute("data-ready", "1");
+  // The time the page took to open: from navigation start to here, the
+  // script done and the whole page laid out (reading its height forces
+  // the layout the first paint would do).
+  void document.body.offsetHeight;
+  root.setAttribute("data-open-ms", String(Math.round(performance.now())));
 })();
