@@ -84,8 +84,17 @@ func (r *Reader) syncIfaces() {
 // is then left for pcapgo, unread.
 func (r *Reader) readFast() (data []byte, ci gopacket.CaptureInfo, lt layers.LinkType, ok bool) {
 	f := r.fr
+	f.consume()
 	if f.off != len(f.buf) || f.err != nil {
 		return nil, ci, 0, false
+	}
+	// Zero copy when the record is whole in the source's buffer; else a
+	// copy through the framer, which refills that buffer.
+	if b := f.peek(); b != nil {
+		if data, ci, lt, ok = r.parseRecord(b); !ok {
+			f.unpeek()
+		}
+		return data, ci, lt, ok
 	}
 	f.buf, f.off = f.buf[:0], 0
 	var err error
@@ -99,41 +108,49 @@ func (r *Reader) readFast() (data []byte, ci gopacket.CaptureInfo, lt layers.Lin
 		f.buf, f.err = f.buf[:0], err
 		return nil, ci, 0, false
 	}
-	b := f.buf
-	if !f.ng {
-		caplen := f.order.Uint32(b[8:12])
-		orig := f.order.Uint32(b[12:16])
+	if data, ci, lt, ok = r.parseRecord(f.buf); ok {
+		f.off = len(f.buf) // else pcapgo reads the block from the framer
+	}
+	return data, ci, lt, ok
+}
+
+// parseRecord reads a pcap record or a pcapng packet block as pcapgo
+// would, or reports false for one pcapgo is to read (or fail on).
+func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt layers.LinkType, ok bool) {
+	o := r.fr.order
+	if !r.fr.ng {
+		caplen := o.Uint32(b[8:12])
+		orig := o.Uint32(b[12:16])
 		// pcapgo's own checks; the framer already keeps caplen within
 		// MaxFrameLen (pcapgo's minimum limit) and raises orig to it.
 		if caplen > orig || caplen > max(r.pcap.Snaplen(), MaxFrameLen) {
 			return nil, ci, 0, false
 		}
-		ci.Timestamp = time.Unix(int64(f.order.Uint32(b[0:4])), int64(f.order.Uint32(b[4:8])*r.nsFactor)).UTC()
+		ci.Timestamp = time.Unix(int64(o.Uint32(b[0:4])), int64(o.Uint32(b[4:8])*r.nsFactor)).UTC()
 		ci.CaptureLength, ci.Length = int(caplen), int(orig)
-		f.off = len(b)
 		n := 16 + int(caplen)
 		return b[16:n:n], ci, r.pcapLT, true
 	}
 	var ifc *fastIface
 	var off int
-	switch f.order.Uint32(b[0:4]) {
+	switch o.Uint32(b[0:4]) {
 	case blockEPB:
-		id := f.order.Uint32(b[8:12])
+		id := o.Uint32(b[8:12])
 		if id >= uint32(len(r.ifaces)) {
 			return nil, ci, 0, false // pcapgo has the error message
 		}
 		ifc = &r.ifaces[id]
 		ci.InterfaceIndex = int(id)
-		ci.Timestamp = ifc.time(uint64(f.order.Uint32(b[12:16]))<<32 | uint64(f.order.Uint32(b[16:20])))
-		ci.CaptureLength = int(f.order.Uint32(b[20:24]))
-		ci.Length = int(f.order.Uint32(b[24:28]))
+		ci.Timestamp = ifc.time(uint64(o.Uint32(b[12:16]))<<32 | uint64(o.Uint32(b[16:20])))
+		ci.CaptureLength = int(o.Uint32(b[20:24]))
+		ci.Length = int(o.Uint32(b[24:28]))
 		off = 28
 	case blockSPB:
 		if len(r.ifaces) == 0 {
 			return nil, ci, 0, false
 		}
 		ifc = &r.ifaces[0]
-		ci.Length = int(f.order.Uint32(b[8:12]))
+		ci.Length = int(o.Uint32(b[8:12]))
 		ci.CaptureLength = ci.Length
 		if ifc.snap != 0 && uint32(ci.CaptureLength) > ifc.snap {
 			ci.CaptureLength = int(ifc.snap)
@@ -150,7 +167,6 @@ func (r *Reader) readFast() (data []byte, ci gopacket.CaptureInfo, lt layers.Lin
 		r.ancil[0], r.ancilLT = ifc.lt, ifc.lt // boxed once per change, not per packet
 	}
 	ci.AncillaryData = r.ancil[:]
-	f.off = len(b)
 	return b[off:n:n], ci, ifc.lt, true
 }
 

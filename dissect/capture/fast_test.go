@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,8 +18,10 @@ import (
 // diffFast reads data with the fast path and with a Reader forced to the
 // hardened path, and describes the first difference between the two: in
 // opening, in any field of any Packet, in the error that ends them, in the
-// notes, stats or the packets OtherPort saw. "" means none.
-func diffFast(data []byte, opt Options) string {
+// notes, stats or the packets OtherPort saw. "" means none. With chunk > 0
+// the input arrives chunk bytes per read, as from a pipe, so that records
+// straddle the read buffer and take the fast path's copying branch.
+func diffFast(data []byte, opt Options, chunk int) string {
 	var seen [2][]string
 	open := func(hardened bool) (*Reader, error) {
 		o := opt
@@ -29,7 +32,11 @@ func diffFast(data []byte, opt Options) string {
 		o.OtherPort = func(p *Packet) {
 			seen[i] = append(seen[i], fmt.Sprintf("%d %v %v %x", p.Frame, p.Src, p.Dst, p.Payload))
 		}
-		r, err := NewReader(bytes.NewReader(data), "diff", o)
+		var in io.Reader = bytes.NewReader(data)
+		if chunk > 0 {
+			in = &chunked{data: data, n: chunk}
+		}
+		r, err := NewReader(in, "diff", o)
 		if r != nil {
 			r.hardened = hardened
 		}
@@ -74,6 +81,21 @@ func diffFast(data []byte, opt Options) string {
 	return ""
 }
 
+// chunked serves data n bytes per Read.
+type chunked struct {
+	data []byte
+	n    int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.n)], c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
 // diffPacket compares every field of two packets, slices by content.
 func diffPacket(f, h *Packet) string {
 	type cmp struct {
@@ -114,8 +136,10 @@ var diffOptions = []Options{{}, {AllFrames: true}, {Ports: []uint16{53, 50000}}}
 func checkDiff(t *testing.T, data []byte) {
 	t.Helper()
 	for _, opt := range diffOptions {
-		if d := diffFast(data, opt); d != "" {
-			t.Fatalf("options %+v: %s", opt, d)
+		for _, chunk := range []int{0, 1, 97, 1500} {
+			if d := diffFast(data, opt, chunk); d != "" {
+				t.Fatalf("options %+v, chunk %d: %s", opt, chunk, d)
+			}
 		}
 	}
 }
@@ -304,18 +328,25 @@ func TestFastPathTaken(t *testing.T) {
 	}
 	for _, in := range [][]byte{b, ng.b} {
 		r := openBytes(t, in, Options{})
-		var p Packet
-		for range 100 {
+		first := 0
+		if r.Format() == "pcapng" { // pcapgo reads the interface, and the packet after it
+			var p Packet
 			if err := r.Next(&p); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, _, ok := r.readFast(); !ok {
-				t.Fatalf("frame %d: record not read on the fast path", p.Frame+1)
+			first = 1
+		}
+		for i := first; i < 4325; i++ {
+			data, _, lt, ok := r.readFast()
+			if !ok {
+				t.Fatalf("record %d not read on the fast path", i+1)
 			}
-			r.fr.off = 0 // unread it: Next reads it again
-			if _, ok := fastDecode(&Packet{}, p.LinkType, p.Data); !ok {
-				t.Fatalf("frame %d not decoded on the fast path", p.Frame)
+			if _, ok := fastDecode(&Packet{}, lt, data); !ok {
+				t.Fatalf("frame %d not decoded on the fast path", i+1)
 			}
+		}
+		if _, _, _, ok := r.readFast(); ok {
+			t.Fatal("read past the end")
 		}
 	}
 }
@@ -354,8 +385,10 @@ func FuzzFastPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, opt := range diffOptions[:2] {
-			if d := diffFast(data, opt); d != "" {
-				t.Fatalf("options %+v: %s", opt, d)
+			for _, chunk := range []int{0, 61} {
+				if d := diffFast(data, opt, chunk); d != "" {
+					t.Fatalf("options %+v, chunk %d: %s", opt, chunk, d)
+				}
 			}
 		}
 	})
