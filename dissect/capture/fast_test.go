@@ -96,7 +96,8 @@ func (c *chunked) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// diffPacket compares every field of two packets, slices by content.
+// diffPacket compares every field of two packets, slices by content
+// (Payload also by being nil or not: nil means not UDP).
 func diffPacket(f, h *Packet) string {
 	type cmp struct {
 		name string
@@ -115,7 +116,7 @@ func diffPacket(f, h *Packet) string {
 		{"Fragments", f.Fragments, h.Fragments},
 		{"FragsLost", f.FragsLost, h.FragsLost},
 		{"Lost", f.Lost, h.Lost},
-		{"Data", f.Data, h.Data},
+		{"Data", string(f.Data), string(h.Data)}, // nil or empty as pcapgo's buffer happens to be
 		{"PayloadOffset", f.PayloadOffset, h.PayloadOffset},
 		{"LinkType", f.LinkType, h.LinkType},
 		{"InterfaceIndex", f.InterfaceIndex, h.InterfaceIndex},
