@@ -170,6 +170,14 @@ func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt
 	return b[off:n:n], ci, ifc.lt, true
 }
 
+// decodeFast is decode with fastDecode in front.
+func (d *decoder) decodeFast(p *Packet, lt layers.LinkType, data []byte) Kind {
+	if k, ok := fastDecode(p, lt, data); ok {
+		return k
+	}
+	return d.decode(p, lt, data)
+}
+
 // fastDecode classifies the common frames as decoder.decode does and fills
 // p likewise. ok is false for anything else, which decoder.decode is to
 // handle; p is then untouched.

@@ -275,12 +275,10 @@ func (r *Reader) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 
 // decode classifies a frame, by hand when fastDecode knows its kind.
 func (r *Reader) decode(p *Packet, lt layers.LinkType, data []byte) Kind {
-	if !r.hardened {
-		if k, ok := fastDecode(p, lt, data); ok {
-			return k
-		}
+	if r.hardened {
+		return r.dec.decode(p, lt, data)
 	}
-	return r.dec.decode(p, lt, data)
+	return r.dec.decodeFast(p, lt, data)
 }
 
 // linkTypeOf is the link type of a frame: per interface in pcapng, where
