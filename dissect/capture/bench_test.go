@@ -24,9 +24,22 @@ func session3(b *testing.B) (hdr []byte, recs [][]byte) {
 	return hdr, recs
 }
 
+// paths are the two ways a Reader can read: the fast path with the
+// hardened one as fallback, and the hardened one alone.
+var paths = []struct {
+	name     string
+	hardened bool
+}{{"fast", false}, {"hardened", true}}
+
 // BenchmarkReadFile reads session 3 replicated ten times (43250 datagrams)
 // from memory, opening included.
 func BenchmarkReadFile(b *testing.B) {
+	for _, path := range paths {
+		b.Run(path.name, func(b *testing.B) { benchReadFile(b, path.hardened) })
+	}
+}
+
+func benchReadFile(b *testing.B, hardened bool) {
 	hdr, recs := session3(b)
 	file := bytes.Clone(hdr)
 	for range 10 {
@@ -43,6 +56,7 @@ func BenchmarkReadFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		r.hardened = hardened
 		for r.Next(&p) == nil {
 			n++
 		}
@@ -71,15 +85,36 @@ func (c *cycle) Read(p []byte) (int, error) {
 }
 
 // BenchmarkNext measures one Next per iteration on an endless stream of
-// session 3's records; allocs/op is the per-packet allocation count.
+// session 3's records, as pcap and as pcapng; allocs/op is the per-packet
+// allocation count.
 func BenchmarkNext(b *testing.B) {
 	hdr, recs := session3(b)
-	src := &cycle{data: bytes.Join(recs, nil), hdr: hdr}
+	ng := &ngb{o: binary.LittleEndian}
+	ng.shb().idb(1, 0)
+	ngHdr := bytes.Clone(ng.b)
+	ng.b = nil
+	for i, rec := range recs {
+		ng.epb(0, uint64(i), rec[16:], 0)
+	}
+	for _, format := range []struct {
+		name     string
+		hdr, rec []byte
+	}{{"pcap", hdr, bytes.Join(recs, nil)}, {"pcapng", ngHdr, ng.b}} {
+		for _, path := range paths {
+			b.Run(format.name+"/"+path.name, func(b *testing.B) {
+				benchNext(b, &cycle{data: format.rec, hdr: format.hdr}, len(recs), path.hardened)
+			})
+		}
+	}
+}
+
+func benchNext(b *testing.B, src *cycle, recs int, hardened bool) {
 	r, err := NewReader(src, "bench", Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(src.data) / len(recs)))
+	r.hardened = hardened
+	b.SetBytes(int64(len(src.data) / recs))
 	b.ReportAllocs()
 	var p Packet
 	for b.Loop() {
@@ -91,9 +126,15 @@ func BenchmarkNext(b *testing.B) {
 
 // BenchmarkDecode measures link/IP/UDP decoding alone on session 3's frames.
 func BenchmarkDecode(b *testing.B) {
+	for _, path := range paths {
+		b.Run(path.name, func(b *testing.B) { benchDecode(b, path.hardened) })
+	}
+}
+
+func benchDecode(b *testing.B, hardened bool) {
 	_, recs := session3(b)
-	var d decoder
-	d.init()
+	r := &Reader{hardened: hardened}
+	r.dec.init()
 	total := 0
 	for _, r := range recs {
 		total += len(r) - 16
@@ -103,7 +144,7 @@ func BenchmarkDecode(b *testing.B) {
 	var p Packet
 	i := 0
 	for b.Loop() {
-		if d.decode(&p, 1, recs[i][16:]) != KindOtherPort {
+		if r.decode(&p, 1, recs[i][16:]) != KindOtherPort {
 			b.Fatal("not UDP")
 		}
 		i = (i + 1) % len(recs)

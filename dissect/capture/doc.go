@@ -7,23 +7,32 @@
 // stdin. The format is
 // recognised by its magic bytes, never by the file name.
 //
-// Parsing the containers is left to gopacket's pure-Go pcapgo readers. In
-// front of them sits a framer that checks every record and block length
-// before anything is buffered, so a lying length field ends in an error that
-// names the frame instead of in a huge allocation or a silent misparse. The
-// framer also drops the pcapng blocks bcdump has no use for (name resolution,
-// statistics, decryption secrets, custom blocks) and strips packet options,
-// which keeps pcapgo's per-packet work allocation free.
+// The hardened path leaves parsing the containers to gopacket's pure-Go
+// pcapgo readers. In front of them sits a framer that checks every record
+// and block length before anything is buffered, so a lying length field ends
+// in an error that names the frame instead of in a huge allocation or a
+// silent misparse. The framer also drops the pcapng blocks bcdump has no use
+// for (name resolution, statistics, decryption secrets, custom blocks) and
+// strips packet options, which keeps pcapgo's per-packet work allocation
+// free. Link layers are decoded with one reused gopacket
+// DecodingLayerParser per first layer: Ethernet (802.1Q, QinQ), Linux cooked
+// SLL and SLL2, raw IP (LINKTYPE_RAW 101, IPV4 228, IPV6 229 and the DLT_RAW
+// values 12 and 14) and BSD loopback (NULL 0 and LOOP 108, family word in
+// either byte order).
 //
-// Link layers are decoded with one reused gopacket DecodingLayerParser per
-// first layer: Ethernet (802.1Q, QinQ), Linux cooked SLL and SLL2, raw IP
-// (LINKTYPE_RAW 101, IPV4 228, IPV6 229 and the DLT_RAW values 12 and 14) and
-// BSD loopback (NULL 0 and LOOP 108, family word in either byte order).
+// The fast path (fast.go) reads the common records, pcap records and pcapng
+// enhanced packet blocks, straight out of the read buffer after the same
+// length checks, and parses the usual headers by hand: those link layers,
+// IPv4 without options or IPv6 without extension headers, not fragmented,
+// then UDP whose lengths add up. Anything else, down to a single record,
+// goes to the hardened path, and the Packets are the same either way (a
+// differential test and fuzz target hold the two to that).
 //
 // Reading does not allocate per packet: Packet.Data and Packet.Payload alias
 // the reader's buffer and stay valid only until the next call to Next. (One
 // exception: for pcapng interfaces with a link type of 256 or more, pcapgo
-// boxes the link type into CaptureInfo.AncillaryData, 2 bytes per packet.)
+// boxes the link type into CaptureInfo.AncillaryData, 2 bytes per packet
+// that takes the hardened path.)
 //
 // Live (OpenLive, Linux only) captures from a network interface through an
 // AF_PACKET socket, pure Go: a kernel BPF filter passes only UDP on the

@@ -65,6 +65,10 @@ type framer struct {
 	// the queue stays small; maxLenFixes bounds it regardless.
 	records int
 	lenFix  []lenFix
+
+	// peeked is the length of the record peek handed out: it stays in
+	// src's buffer until the reader moves on (consume).
+	peeked int
 }
 
 // lenFix is a pcap record served with its original length raised.
@@ -439,3 +443,63 @@ func (f *framer) keepIDBOptions() error {
 }
 
 func pad4(n int) int { return (n + 3) &^ 3 }
+
+// peek returns the next pcap record or enhanced packet block, options and
+// trailer included, without copying it: straight from src's buffer, when
+// it is all there already and passes the checks nextRecord and nextBlock
+// make. Otherwise it returns nil, having read nothing, and the record is
+// for nextRecord or nextBlock. Only what is buffered is looked at, so no
+// read error is met here (and none swallowed: bufio hands one out once).
+func (f *framer) peek() []byte {
+	hdr := 16
+	if f.ng {
+		hdr = 8
+	}
+	if f.src.Buffered() < hdr || !f.started {
+		return nil
+	}
+	h, _ := f.src.Peek(hdr)
+	n := 0
+	if f.ng {
+		length := f.order.Uint32(h[4:8])
+		if f.order.Uint32(h[0:4]) != blockEPB || f.checkLength(blockEPB, length) != nil {
+			return nil
+		}
+		n = int(length)
+	} else {
+		caplen, orig := f.order.Uint32(h[8:12]), f.order.Uint32(h[12:16])
+		if caplen > MaxFrameLen || caplen > orig { // an error, or a length to fix
+			return nil
+		}
+		n = 16 + int(caplen)
+	}
+	if f.src.Buffered() < n {
+		return nil
+	}
+	b, _ := f.src.Peek(n)
+	if f.ng {
+		if checkCaplen(blockEPB, f.order.Uint32(b[20:24]), n, 32) != nil || f.order.Uint32(b[n-4:]) != uint32(n) {
+			return nil
+		}
+	} else {
+		f.records++
+	}
+	f.peeked = n
+	return b
+}
+
+// unpeek leaves the record peek returned in src's buffer for pcapgo.
+func (f *framer) unpeek() {
+	if f.peeked > 0 && !f.ng {
+		f.records--
+	}
+	f.peeked = 0
+}
+
+// consume drops the record peek handed out from src's buffer.
+func (f *framer) consume() {
+	if f.peeked > 0 {
+		f.src.Discard(f.peeked) // buffered: cannot fail
+		f.peeked = 0
+	}
+}

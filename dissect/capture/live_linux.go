@@ -266,7 +266,7 @@ func (l *Live) Next(p *Packet) error {
 		p.InterfaceIndex = 0
 		p.CaptureInfo = ci
 		p.section = 0
-		p.Kind = l.dec.decode(p, l.linkType, data)
+		p.Kind = l.dec.decodeFast(p, l.linkType, data)
 		if p.Kind == KindOtherPort && (l.ports.has(p.Src.Port()) || l.ports.has(p.Dst.Port())) {
 			p.Kind = KindMatched
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
@@ -104,6 +105,14 @@ func (r *Reader) openContainer() error {
 		r.pcap, err = pcapgo.NewReader(r.fr)
 	}
 	if err == nil {
+		if r.pcap != nil {
+			r.pcapLT, r.nsFactor = r.pcap.LinkType(), 1000
+			if r.pcap.Resolution() == gopacket.TimestampResolutionNanosecond {
+				r.nsFactor = 1
+			}
+		} else {
+			r.syncIfaces()
+		}
 		return nil
 	}
 	if ferr := r.fr.failed(); ferr != nil {

@@ -43,6 +43,15 @@ type Reader struct {
 	hasHeld bool
 	lost    []Note // given up since the last datagram returned, for Packet.Lost
 	notes   []Note // given up after the last datagram, for TakeNotes
+
+	// The fast path (fast.go); hardened turns it off (tests compare both).
+	hardened  bool
+	nsFactor  uint32          // pcap: nanoseconds per timestamp fraction unit
+	pcapLT    layers.LinkType // pcap: the file's link type
+	ifaces    []fastIface     // pcapng: pcapgo's interfaces of the current section
+	ifSection int             // the section ifaces belong to
+	ancil     [1]any          // pcapng: CaptureInfo.AncillaryData, as pcapgo fills it
+	ancilLT   layers.LinkType
 }
 
 // Next fills p with the next matching datagram (with Options.AllFrames, the
@@ -80,7 +89,7 @@ func (r *Reader) Next(p *Packet) error {
 			r.lost = nil
 			return r.err
 		}
-		data, ci, err := r.read()
+		data, ci, lt, err := r.read()
 		if err != nil {
 			r.err = r.frameError(err)
 			if r.err == io.EOF && !r.opt.AllFrames { // a copy has frames to show
@@ -90,7 +99,6 @@ func (r *Reader) Next(p *Packet) error {
 			continue
 		}
 		r.frame++
-		lt := r.linkTypeOf(&ci)
 		if r.pcap != nil && len(r.fr.lenFix) > 0 {
 			if orig, ok := r.fr.takeLenFix(r.frame); ok {
 				ci.Length = int(orig) // as the file says; see Packet.LenExcess
@@ -105,7 +113,7 @@ func (r *Reader) Next(p *Packet) error {
 		p.InterfaceIndex = ci.InterfaceIndex
 		p.CaptureInfo = ci
 		p.section = r.section
-		p.Kind = r.dec.decode(p, lt, data)
+		p.Kind = r.decode(p, lt, data)
 		if p.Kind == KindUnsupported {
 			r.unsupported = lt
 		}
@@ -243,11 +251,34 @@ func (r *Reader) TakeNotes() []Note {
 	return n
 }
 
-func (r *Reader) read() ([]byte, gopacket.CaptureInfo, error) {
-	if r.ng != nil {
-		return r.ng.ZeroCopyReadPacketData()
+// read returns the next record, from the fast path when it can take it.
+func (r *Reader) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+	if !r.hardened {
+		if data, ci, lt, ok := r.readFast(); ok {
+			return data, ci, lt, nil
+		}
 	}
-	return r.pcap.ZeroCopyReadPacketData()
+	var data []byte
+	var ci gopacket.CaptureInfo
+	var err error
+	if r.ng != nil {
+		data, ci, err = r.ng.ZeroCopyReadPacketData()
+		r.syncIfaces()
+	} else {
+		data, ci, err = r.pcap.ZeroCopyReadPacketData()
+	}
+	if err != nil {
+		return nil, ci, 0, err
+	}
+	return data, ci, r.linkTypeOf(&ci), nil
+}
+
+// decode classifies a frame, by hand when fastDecode knows its kind.
+func (r *Reader) decode(p *Packet, lt layers.LinkType, data []byte) Kind {
+	if r.hardened {
+		return r.dec.decode(p, lt, data)
+	}
+	return r.dec.decodeFast(p, lt, data)
 }
 
 // linkTypeOf is the link type of a frame: per interface in pcapng, where

@@ -98,7 +98,9 @@ func readAll(t *testing.T, b []byte) []capture.Packet {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Payload = bytes.Clone(p.Payload)
+		// Data and Payload alias the reader's buffer until the next Next.
+		p.Data = bytes.Clone(p.Data)
+		p.Payload = p.Data[p.PayloadOffset : p.PayloadOffset+len(p.Payload)]
 		out = append(out, p)
 	}
 }
