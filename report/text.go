@@ -14,7 +14,7 @@ import (
 func appendFieldValue(b []byte, f *game.Field) []byte {
 	switch f.Kind {
 	case game.KindString:
-		b = strconv.AppendQuote(b, string(f.B))
+		b = appendQuote(b, f.B)
 	case game.KindBytes:
 		for _, c := range f.B {
 			b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
@@ -219,7 +219,7 @@ func appendControlBrief(b []byte, fs []game.Field) []byte {
 			b = append(b, f.B...)
 		case "name":
 			b = append(b, ' ')
-			b = strconv.AppendQuote(b, string(f.B))
+			b = appendQuote(b, f.B)
 		}
 	}
 	return b
