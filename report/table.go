@@ -303,16 +303,27 @@ func appendQuoteLimited(b []byte, s []byte, max int) []byte {
 }
 
 // appendQuote is strconv.AppendQuote(b, string(s)) without converting s
-// (which allocates beyond 32 bytes) when s is plain printable ASCII, as
-// names and paths nearly always are.
+// (which allocates beyond 32 bytes) when s is printable ASCII, as names,
+// paths and GameSpy's backslashed keys nearly always are.
 func appendQuote(b []byte, s []byte) []byte {
 	for _, c := range s {
-		if c < 0x20 || c >= 0x7F || c == '"' || c == '\\' {
+		if c < 0x20 || c >= 0x7F {
 			return strconv.AppendQuote(b, string(s))
 		}
 	}
 	b = append(b, '"')
-	b = append(b, s...)
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		b = append(b, '\\', s[i])
+		s = s[i+1:]
+	}
 	return append(b, '"')
 }
 
