@@ -12,7 +12,7 @@ import (
 
 // session3Datagrams dissects openbc-session-3.pcap into one Datagram each,
 // in capture order, for the formatting benchmarks.
-func session3Datagrams(b *testing.B) []dissect.Datagram {
+func session3Datagrams(b testing.TB) []dissect.Datagram {
 	r, err := capture.Open(filepath.Join(testdata, "captures", "openbc-session-3.pcap"), capture.Options{})
 	if err != nil {
 		b.Fatal(err)
