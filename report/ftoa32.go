@@ -14,12 +14,26 @@ import (
 // shortest %g layout written out for it.
 func appendFloat32(b []byte, f float32) []byte {
 	u := math.Float32bits(f)
+	for i := cv3Hash(u); ; i = (i + 1) % uint32(len(cv3Text)) {
+		e := &cv3Text[i]
+		if e.n == 0 {
+			break
+		}
+		if e.bits == u {
+			return append(b, e.s[:e.n]...)
+		}
+	}
+	return formatFloat32(b, u)
+}
+
+// formatFloat32 is appendFloat32 without the table.
+func formatFloat32(b []byte, u uint32) []byte {
 	exp := int(u>>23) & 0xFF
 	mant := u & (1<<23 - 1)
 	denorm := false
 	switch exp {
 	case 0xFF: // Inf, NaN: strconv's spelling
-		return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
+		return strconv.AppendFloat(b, float64(math.Float32frombits(u)), 'g', -1, 32)
 	case 0:
 		exp++
 		denorm = true
@@ -33,55 +47,108 @@ func appendFloat32(b []byte, f float32) []byte {
 		return append(b, '0')
 	}
 	q, e10 := dbox32(mant, exp-127-23, denorm)
+	nd := decimalLen32(q)
+	dp := nd + e10 // the decimal point is after dp digits
 
-	var buf [10]byte
-	i := len(buf)
-	for q >= 10 {
-		i--
-		buf[i] = byte('0' + q%10)
-		q /= 10
+	// The text is written in place, digit pairs from the right: appending
+	// digit by digit and copying the digits cost more than finding them.
+	n := len(b)
+	if cap(b)-n < 16 { // at most 15: "-0.000123456789"
+		b = append(b, make([]byte, 16)...)[:n]
 	}
-	i--
-	buf[i] = byte('0' + q)
-	d := buf[i:]
-	nd := len(d)
-	dp := nd + e10 // decimal point after dp digits
-
+	o := b[n : n+16]
 	// Shortest %g: %e when the exponent is < -4 or >= 6, else %f.
 	if x := dp - 1; x < -4 || x >= 6 {
-		b = append(b, d[0])
+		i := 1
 		if nd > 1 {
-			b = append(b, '.')
-			b = append(b, d[1:]...)
-		}
-		b = append(b, 'e')
-		if x < 0 {
-			b = append(b, '-')
-			x = -x
+			writeDigits(o[1:nd+1], q)
+			o[0], o[1] = o[1], '.'
+			i = nd + 1
 		} else {
-			b = append(b, '+')
+			o[0] = byte('0' + q)
 		}
-		if x < 10 {
-			return append(b, '0', byte('0'+x))
+		o[i], o[i+1] = 'e', '+'
+		if x < 0 {
+			o[i+1], x = '-', -x
 		}
-		return append(b, byte('0'+x/10), byte('0'+x%10)) // float32: |x| < 100
+		writeDigits(o[i+2:i+4], uint32(x)) // float32: |x| < 100
+		return b[:n+i+4]
 	}
-	if dp <= 0 {
-		b = append(b, '0')
-	} else if dp >= nd {
-		b = append(b, d...)
-		for range dp - nd {
-			b = append(b, '0')
+	switch {
+	case dp <= 0: // 0.000ddd
+		o[0], o[1] = '0', '.'
+		for j := 2; j < 2-dp; j++ {
+			o[j] = '0'
 		}
-		return b
-	} else {
-		b = append(b, d[:dp]...)
+		writeDigits(o[2-dp:2-dp+nd], q)
+		return b[:n+2-dp+nd]
+	case dp >= nd: // ddd000
+		writeDigits(o[:nd], q)
+		for j := nd; j < dp; j++ {
+			o[j] = '0'
+		}
+		return b[:n+dp]
 	}
-	b = append(b, '.')
-	for j := dp; j < 0; j++ {
-		b = append(b, '0')
+	p := pow10u32[nd-dp]
+	writeDigits(o[:dp], q/p)
+	o[dp] = '.'
+	writeDigits(o[dp+1:nd+1], q%p)
+	return b[:n+nd+1]
+}
+
+// cv3Text holds the text of the 255 values k/127 (dissect/game.CV3, the
+// compressed directions of nearly every state update: over half of all
+// floats), found by open addressing on the float bits. Built once, then
+// only read, so any goroutine may use it.
+var cv3Text = func() (t [1024]cv3Entry) {
+	for k := -127; k <= 127; k++ {
+		f := float32(k) / 127
+		i := cv3Hash(math.Float32bits(f))
+		for t[i].n != 0 {
+			i = (i + 1) % uint32(len(t))
+		}
+		e := &t[i]
+		e.bits = math.Float32bits(f)
+		e.n = uint8(copy(e.s[:], formatFloat32(nil, e.bits)))
 	}
-	return append(b, d[max(dp, 0):]...)
+	return t
+}()
+
+type cv3Entry struct {
+	bits uint32
+	n    uint8    // 0: empty
+	s    [15]byte // "-0.015748031" is the longest
+}
+
+func cv3Hash(u uint32) uint32 { return u * 0x9E3779B1 >> 22 }
+
+var pow10u32 = [...]uint32{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// decimalLen32 is the number of decimal digits of v (1 for 0).
+func decimalLen32(v uint32) int {
+	t := bits.Len32(v|1) * 1233 >> 12 // about log10(2^len)
+	if v < pow10u32[t] {
+		return t
+	}
+	return t + 1
+}
+
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// writeDigits fills dst with the last len(dst) decimal digits of v.
+func writeDigits(dst []byte, v uint32) {
+	i := len(dst)
+	for i >= 2 {
+		i -= 2
+		dd := v % 100 * 2
+		v /= 100
+		dst[i], dst[i+1] = digitPairs[dd], digitPairs[dd+1]
+	}
+	if i == 1 {
+		dst[0] = byte('0' + v%10)
+	}
 }
 
 // dbox32 returns the shortest decimal q * 10^e10 that reads back as the
