@@ -265,21 +265,20 @@ func appendHexdump(b []byte, p []byte, base int, indent string) []byte {
 	for line := 0; line < len(p); line += 16 {
 		b = append(b, indent...)
 		b = appendHex4(b, base+line)
-		b = append(b, "  "...)
 		end := min(line+16, len(p))
-		for i := line; i < line+16; i++ {
-			if i < end {
-				b = append(b, hexDigits[p[i]>>4], hexDigits[p[i]&0xF], ' ')
-			} else {
-				b = append(b, "   "...)
+		// "  " 16 x "hh " with a space after the 8th, " " then the text:
+		// laid out blank and filled in by index.
+		n := len(b)
+		b = append(b, hexLineBlank...)
+		o := b[n:]
+		for i, c := range p[line:end] {
+			j := 2 + 3*i
+			if i >= 8 {
+				j++
 			}
-			if i == line+7 {
-				b = append(b, ' ')
-			}
+			o[j], o[j+1] = hexDigits[c>>4], hexDigits[c&0xF]
 		}
-		b = append(b, ' ')
-		for i := line; i < end; i++ {
-			c := p[i]
+		for _, c := range p[line:end] {
 			if c < 0x20 || c >= 0x7F {
 				c = '.'
 			}
@@ -289,6 +288,9 @@ func appendHexdump(b []byte, p []byte, base int, indent string) []byte {
 	}
 	return b
 }
+
+// hexLineBlank is a hexdump line between the offset and the text, blank.
+const hexLineBlank = "  " + "                        " + " " + "                        " + " "
 
 func appendHex4(b []byte, v int) []byte {
 	return append(b, hexDigits[v>>12&0xF], hexDigits[v>>8&0xF], hexDigits[v>>4&0xF], hexDigits[v&0xF])

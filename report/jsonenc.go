@@ -147,12 +147,18 @@ func appendHexU(b []byte, v uint64, digits int) []byte {
 	return append(b, '"')
 }
 
+// appendHexBytes appends p as a quoted hex string, grown once and
+// written by index: payloads run to hundreds of bytes.
 func appendHexBytes(b []byte, p []byte) []byte {
-	b = append(b, '"')
-	for _, c := range p {
-		b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
+	n := len(b)
+	b = append(b, make([]byte, 2*len(p)+2)...)
+	o := b[n:]
+	o[0] = '"'
+	for i, c := range p {
+		o[1+2*i], o[2+2*i] = hexDigits[c>>4], hexDigits[c&0xF]
 	}
-	return append(b, '"')
+	o[len(o)-1] = '"'
+	return b
 }
 
 func appendBool(b []byte, v bool) []byte {
