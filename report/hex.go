@@ -78,7 +78,7 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 			b = appendHex4(b, a.Offset)
 		}
 		b = append(b, ": "...)
-		b = append(b, a.Message...)
+		b = append(b, anomalyText(a)...)
 		b = h.pal.end(b, c)
 		b = append(b, '\n')
 	}
