@@ -58,7 +58,7 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 			b = append(b, "  "...)
 			b = append(b, kv.Key...)
 			b = append(b, ": "...)
-			b = strconv.AppendQuote(b, string(kv.Value))
+			b = appendQuote(b, kv.Value)
 			b = append(b, '\n')
 		}
 		b = appendHexdump(b, d.Plain, 0, "  ")
@@ -67,17 +67,19 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 	}
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
-		s := []byte("  !! ")
-		s = append(s, a.Severity().String()...)
-		s = append(s, ' ')
-		s = append(s, a.Code.String()...)
+		c := h.pal.severity(a.Severity())
+		b = h.pal.start(b, c)
+		b = append(b, "  !! "...)
+		b = append(b, a.Severity().String()...)
+		b = append(b, ' ')
+		b = append(b, a.Code.String()...)
 		if a.Offset != anomaly.NoOffset {
-			s = append(s, " @ 0x"...)
-			s = appendHex4(s, a.Offset)
+			b = append(b, " @ 0x"...)
+			b = appendHex4(b, a.Offset)
 		}
-		s = append(s, ": "...)
-		s = append(s, a.Message...)
-		b = h.pal.paint(b, h.pal.severity(a.Severity()), s)
+		b = append(b, ": "...)
+		b = append(b, anomalyText(a)...)
+		b = h.pal.end(b, c)
 		b = append(b, '\n')
 	}
 	if h.cipher && d.Kind == dissect.KindGame {
@@ -96,9 +98,9 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 }
 
 func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
-	b = appendFieldLine(b, 1, 0, "peer_id", strconv.Itoa(int(d.Transport.PeerID)))
+	b = appendFieldUint(b, 1, 0, "peer_id", uint64(d.Transport.PeerID))
 	if len(d.Plain) > 1 {
-		b = appendFieldLine(b, 1, 1, "msg_count", strconv.Itoa(int(d.Transport.MsgCount)))
+		b = appendFieldUint(b, 1, 1, "msg_count", uint64(d.Transport.MsgCount))
 	}
 	end := 2
 	for i := range d.Transport.Messages {
@@ -149,43 +151,55 @@ func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
 // appendHeaderFields lists the transport header bytes of one message.
 func appendHeaderFields(b []byte, m *transport.Message) []byte {
 	o := m.Offset
-	b = appendFieldLine(b, 3, o, "type", "0x"+hex2(uint8(m.Type))+" "+m.Type.Name())
+	b = appendFieldName(b, 3, o, "type")
+	b = append(b, ": 0x"...)
+	b = appendHex2(b, uint8(m.Type))
+	b = append(b, ' ')
+	b = append(b, m.Type.Name()...)
+	b = append(b, '\n')
 	if m.Type == transport.TypeACK {
-		b = appendFieldLine(b, 3, o+1, "seq", strconv.Itoa(int(m.Seq)))
-		flags := "0x" + hex2(m.AckFlags)
+		b = appendFieldUint(b, 3, o+1, "seq", uint64(m.Seq))
+		b = appendFieldName(b, 3, o+3, "flags")
+		b = append(b, ": 0x"...)
+		b = appendHex2(b, m.AckFlags)
 		if m.AckFrag {
-			flags += " fragment"
+			b = append(b, " fragment"...)
 		}
 		if m.AckLow {
-			flags += " low-channel"
+			b = append(b, " low-channel"...)
 		}
-		b = appendFieldLine(b, 3, o+3, "flags", flags)
+		b = append(b, '\n')
 		if m.AckFrag {
-			b = appendFieldLine(b, 3, o+4, "frag_idx", strconv.Itoa(int(m.FragIdx)))
+			b = appendFieldUint(b, 3, o+4, "frag_idx", uint64(m.FragIdx))
 		}
 		return b
 	}
-	fl := "0x" + hex2(uint8(m.FlagsLen>>8)) + hex2(uint8(m.FlagsLen)) + " len=" + strconv.Itoa(m.Len)
+	b = appendFieldName(b, 3, o+1, "flags_len")
+	b = append(b, ": 0x"...)
+	b = appendHex2(b, uint8(m.FlagsLen>>8))
+	b = appendHex2(b, uint8(m.FlagsLen))
+	b = append(b, " len="...)
+	b = strconv.AppendInt(b, int64(m.Len), 10)
 	if m.Reliable {
-		fl += " reliable"
+		b = append(b, " reliable"...)
 	}
 	if m.Ordered {
-		fl += " ordered"
+		b = append(b, " ordered"...)
 	}
 	if m.Fragment {
-		fl += " fragment"
+		b = append(b, " fragment"...)
 	}
-	b = appendFieldLine(b, 3, o+1, "flags_len", fl)
+	b = append(b, '\n')
 	p := o + 3
 	if m.Reliable {
-		b = appendFieldLine(b, 3, p, "seq", strconv.Itoa(int(m.Seq)))
+		b = appendFieldUint(b, 3, p, "seq", uint64(m.Seq))
 		p += 2
 	}
 	if m.Fragment {
-		b = appendFieldLine(b, 3, p, "frag_idx", strconv.Itoa(int(m.FragIdx)))
+		b = appendFieldUint(b, 3, p, "frag_idx", uint64(m.FragIdx))
 		p++
 		if m.HasFragTotal {
-			b = appendFieldLine(b, 3, p, "frag_total", strconv.Itoa(int(m.FragTotal)))
+			b = appendFieldUint(b, 3, p, "frag_total", uint64(m.FragTotal))
 		}
 	}
 	return b
@@ -194,46 +208,54 @@ func appendHeaderFields(b []byte, m *transport.Message) []byte {
 // appendFieldTree lists decoded fields with absolute offsets (base + Off).
 func appendFieldTree(b []byte, fs []game.Field, base, indent int) []byte {
 	depth := 0
-	var val []byte
 	for i := range fs {
 		f := &fs[i]
+		name := f.Name
+		if name == "" {
+			name = "-"
+		}
 		switch f.Kind {
 		case game.KindEnd:
 			depth--
 			continue
 		case game.KindObject, game.KindArray:
-			name := f.Name
-			if name == "" {
-				name = "-"
-			}
-			b = appendFieldLine(b, indent+depth, base+f.Off, name, "")
+			b = appendFieldName(b, indent+depth, base+f.Off, name)
+			b = append(b, '\n')
 			depth++
 			continue
 		}
-		val = appendFieldValue(val[:0], f)
-		name := f.Name
-		if name == "" {
-			name = "-"
-		}
+		b = appendFieldName(b, indent+depth, base+f.Off, name)
 		if f.Kind == game.KindBool && f.Bit >= 0 {
-			name += " (bit " + strconv.Itoa(int(f.Bit)) + ")"
+			b = append(b, " (bit "...)
+			b = strconv.AppendInt(b, int64(f.Bit), 10)
+			b = append(b, ')')
 		}
-		b = appendFieldLine(b, indent+depth, base+f.Off, name, string(val))
+		// The value is appended in place; an empty one drops its ": ".
+		n := len(b)
+		b = appendFieldValue(append(b, ": "...), f)
+		if len(b) == n+2 {
+			b = b[:n]
+		}
+		b = append(b, '\n')
 	}
 	return b
 }
 
-func appendFieldLine(b []byte, indent, off int, name, value string) []byte {
+// appendFieldName starts a field line: indent, offset, name.
+func appendFieldName(b []byte, indent, off int, name string) []byte {
 	for i := 0; i < indent; i++ {
 		b = append(b, "  "...)
 	}
 	b = appendHex4(b, off)
 	b = append(b, ' ')
-	b = append(b, name...)
-	if value != "" {
-		b = append(b, ": "...)
-		b = append(b, value...)
-	}
+	return append(b, name...)
+}
+
+// appendFieldUint appends a whole field line with a decimal value.
+func appendFieldUint(b []byte, indent, off int, name string, v uint64) []byte {
+	b = appendFieldName(b, indent, off, name)
+	b = append(b, ": "...)
+	b = strconv.AppendUint(b, v, 10)
 	return append(b, '\n')
 }
 
@@ -243,21 +265,20 @@ func appendHexdump(b []byte, p []byte, base int, indent string) []byte {
 	for line := 0; line < len(p); line += 16 {
 		b = append(b, indent...)
 		b = appendHex4(b, base+line)
-		b = append(b, "  "...)
 		end := min(line+16, len(p))
-		for i := line; i < line+16; i++ {
-			if i < end {
-				b = append(b, hexDigits[p[i]>>4], hexDigits[p[i]&0xF], ' ')
-			} else {
-				b = append(b, "   "...)
+		// "  " 16 x "hh " with a space after the 8th, " " then the text:
+		// laid out blank and filled in by index.
+		n := len(b)
+		b = append(b, hexLineBlank...)
+		o := b[n:]
+		for i, c := range p[line:end] {
+			j := 2 + 3*i
+			if i >= 8 {
+				j++
 			}
-			if i == line+7 {
-				b = append(b, ' ')
-			}
+			o[j], o[j+1] = hexDigits[c>>4], hexDigits[c&0xF]
 		}
-		b = append(b, ' ')
-		for i := line; i < end; i++ {
-			c := p[i]
+		for _, c := range p[line:end] {
 			if c < 0x20 || c >= 0x7F {
 				c = '.'
 			}
@@ -268,11 +289,16 @@ func appendHexdump(b []byte, p []byte, base int, indent string) []byte {
 	return b
 }
 
+// hexLineBlank is a hexdump line between the offset and the text, blank.
+const hexLineBlank = "  " + "                        " + " " + "                        " + " "
+
 func appendHex4(b []byte, v int) []byte {
 	return append(b, hexDigits[v>>12&0xF], hexDigits[v>>8&0xF], hexDigits[v>>4&0xF], hexDigits[v&0xF])
 }
 
-func hex2(v uint8) string { return string([]byte{hexDigits[v>>4], hexDigits[v&0xF]}) }
+func appendHex2(b []byte, v uint8) []byte {
+	return append(b, hexDigits[v>>4], hexDigits[v&0xF])
+}
 
 func (h *Hex) Finish(end []dissect.Event) error {
 	t := Table{w: h.w, pal: h.pal}

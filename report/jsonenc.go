@@ -78,73 +78,37 @@ func appendKey(b []byte, first *bool, key string) []byte {
 
 func appendFloat(b []byte, f float64) []byte { return appendFloatC(b, f, nil) }
 
-// appendFloatC is appendFloat with a cache (nil: none). Values are shown
-// as float32 (they are on the wire), and many repeat: compressed vectors
-// take only 255 values per component, game times step by ticks.
-func appendFloatC(b []byte, f float64, c *floatCache) []byte {
+// appendFloatC appends f as a JSON number, shown as float32 (as it is on
+// the wire): strconv.AppendFloat(b, f, 'g', -1, 32), or null for NaN and
+// infinities. The cache argument is unused: appendFloat32 is faster than
+// the cache was, and keeps records free of shared state.
+func appendFloatC(b []byte, f float64, _ *floatCache) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
-	if c == nil {
-		return strconv.AppendFloat(b, f, 'g', -1, 32)
-	}
-	// The text depends only on the float32 bits (strconv converts first).
-	bits := math.Float32bits(float32(f))
-	e := &c.e[(bits*0x9E3779B1)>>(32-floatCacheBits)]
-	if e.n != 0 && e.bits == bits {
-		return append(b, e.s[:e.n]...)
-	}
-	n := len(b)
-	b = strconv.AppendFloat(b, f, 'g', -1, 32)
-	if m := len(b) - n; m <= len(e.s) {
-		e.bits, e.n = bits, uint8(m)
-		copy(e.s[:], b[n:])
-	}
-	return b
+	return appendFloat32(b, float32(f))
 }
 
-// floatCache is a direct-mapped cache of formatted float32 values.
-type floatCache struct {
-	e [1 << floatCacheBits]floatEntry
-}
-
-const floatCacheBits = 10
-
-type floatEntry struct {
-	bits uint32
-	n    uint8 // 0: empty
-	s    [15]byte
-}
+// floatCache is what appendFloatC once cached formatted floats in; kept
+// empty so that its callers need not change.
+type floatCache struct{}
 
 // TimeLayout is how JSON records write capture times: RFC 3339 in UTC with
 // always nine fractional digits, so that times sort as text and
 // nanosecond captures lose nothing ("2026-11-24T00:58:06.120000000Z").
 const TimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// clockCache formats capture times as TimeLayout in UTC, reusing the
-// date and clock text while the second does not change (most consecutive
-// datagrams share it).
-type clockCache struct {
-	sec int64
-	n   int // 0: empty
-	pre [24]byte
-}
+// clockCache is what appendTimeUTC once cached the date and clock of
+// the last second in; kept empty so that its callers need not change.
+type clockCache struct{}
 
-// appendTimeUTC appends t.UTC().AppendFormat(b, TimeLayout).
-func appendTimeUTC(b []byte, t time.Time, c *clockCache) []byte {
-	t = t.UTC()
-	if c == nil {
-		return t.AppendFormat(b, TimeLayout)
+// appendTimeUTC appends t.UTC().AppendFormat(b, TimeLayout), computing
+// the date itself: no state, so records can be rendered on any goroutine.
+func appendTimeUTC(b []byte, t time.Time, _ *clockCache) []byte {
+	b, ok := appendDateClock(b, t.Unix(), 'T')
+	if !ok {
+		return t.UTC().AppendFormat(b, TimeLayout)
 	}
-	if sec := t.Unix(); c.n == 0 || sec != c.sec {
-		pre := t.AppendFormat(c.pre[:0], "2006-01-02T15:04:05")
-		if len(pre) > len(c.pre) { // a year of more than four digits
-			c.n = 0
-			return t.AppendFormat(b, TimeLayout)
-		}
-		c.sec, c.n = sec, len(pre)
-	}
-	b = append(b, c.pre[:c.n]...)
 	b = appendNanos(b, t.Nanosecond())
 	return append(b, 'Z')
 }
@@ -183,12 +147,18 @@ func appendHexU(b []byte, v uint64, digits int) []byte {
 	return append(b, '"')
 }
 
+// appendHexBytes appends p as a quoted hex string, grown once and
+// written by index: payloads run to hundreds of bytes.
 func appendHexBytes(b []byte, p []byte) []byte {
-	b = append(b, '"')
-	for _, c := range p {
-		b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
+	n := len(b)
+	b = append(b, make([]byte, 2*len(p)+2)...)
+	o := b[n:]
+	o[0] = '"'
+	for i, c := range p {
+		o[1+2*i], o[2+2*i] = hexDigits[c>>4], hexDigits[c&0xF]
 	}
-	return append(b, '"')
+	o[len(o)-1] = '"'
+	return b
 }
 
 func appendBool(b []byte, v bool) []byte {

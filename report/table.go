@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fatih/color"
@@ -17,20 +18,35 @@ import (
 // with colour off) writes plain text.
 type Palette struct {
 	on                              bool
-	frame, addr, ack, data, control *color.Color
-	note, warn, err, gamespy        *color.Color
+	frame, addr, ack, data, control *ink
+	note, warn, err, gamespy        *ink
+}
+
+// ink is one colour's escape codes, built once: painting runs per field
+// of every record, so it must not format or allocate.
+type ink struct {
+	start, end string
+}
+
+// newInk renders attrs as fatih/color does (Color.Sprint): ESC [ a;b m
+// before, and each attribute's own reset (ESC [ 22;39 m) after.
+func newInk(attrs ...color.Attribute) *ink {
+	c := color.New(attrs...)
+	c.EnableColor()
+	// The text is a marker without escapes, so splitting at it is exact.
+	const mark = "\x00"
+	w := c.Sprint(mark)
+	i := strings.Index(w, mark)
+	return &ink{start: w[:i], end: w[i+len(mark):]}
 }
 
 // NewPalette returns a palette that colours only when on is true.
 func NewPalette(on bool) Palette {
-	mk := func(a ...color.Attribute) *color.Color {
-		c := color.New(a...)
-		if on {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
+	mk := func(a ...color.Attribute) *ink {
+		if !on {
+			return nil
 		}
-		return c
+		return newInk(a...)
 	}
 	return Palette{
 		on:      on,
@@ -46,14 +62,29 @@ func NewPalette(on bool) Palette {
 	}
 }
 
-func (p *Palette) paint(b []byte, c *color.Color, s []byte) []byte {
-	if !p.on || c == nil {
-		return append(b, s...)
-	}
-	return append(b, c.Sprint(string(s))...)
+func (p *Palette) paint(b []byte, c *ink, s []byte) []byte {
+	b = p.start(b, c)
+	b = append(b, s...)
+	return p.end(b, c)
 }
 
-func (p *Palette) severity(s anomaly.Severity) *color.Color {
+// start and end bracket text appended in place, to paint it without
+// copying it through a scratch buffer.
+func (p *Palette) start(b []byte, c *ink) []byte {
+	if !p.on || c == nil {
+		return b
+	}
+	return append(b, c.start...)
+}
+
+func (p *Palette) end(b []byte, c *ink) []byte {
+	if !p.on || c == nil {
+		return b
+	}
+	return append(b, c.end...)
+}
+
+func (p *Palette) severity(s anomaly.Severity) *ink {
 	switch s {
 	case anomaly.Error:
 		return p.err
@@ -105,24 +136,30 @@ func (t *Table) Datagram(d *dissect.Datagram) error {
 	return nil
 }
 
+// appendLine renders one datagram's line into b, painting in place (no
+// scratch buffer); only the compact form's labels and the delta clock
+// keep state between records.
 func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
-	s := t.scratch[:0]
-	s = appendPadInt(s, d.Frame, 6)
+	p := &t.pal
+	b = p.start(b, p.frame)
+	b = appendPadInt(b, d.Frame, 6)
 	if t.context {
-		s = append(s, '-') // as grep -C marks context lines
+		b = append(b, '-') // as grep -C marks context lines
 	} else {
-		s = append(s, ' ')
+		b = append(b, ' ')
 	}
-	s = t.clock.append(s, d)
-	b = t.pal.paint(b, t.pal.frame, s)
+	b = t.clock.append(b, d)
+	b = p.end(b, p.frame)
 	b = append(b, ' ')
-	s, t.defs = t.appendEndpoints(s[:0], t.defs, d)
-	b = t.pal.paint(b, t.pal.addr, s)
+	b = p.start(b, p.addr)
+	b, t.defs = t.appendEndpoints(b, t.defs, d)
+	b = p.end(b, p.addr)
 	if d.Kind == dissect.KindGameSpy {
 		b = append(b, ' ')
-		s = append(s[:0], "GameSpy "...)
-		s = appendQuoteLimited(s, d.Plain, 100)
-		b = t.pal.paint(b, t.pal.gamespy, s)
+		b = p.start(b, p.gamespy)
+		b = append(b, "GameSpy "...)
+		b = appendQuoteLimited(b, d.Plain, 100)
+		b = p.end(b, p.gamespy)
 	} else {
 		b = append(b, " peer="...)
 		b = appendPeer(b, d.Transport.PeerID)
@@ -132,22 +169,25 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 			} else {
 				b = append(b, ' ')
 			}
-			s = appendMessageBrief(s[:0], d, i)
-			c := t.pal.data
+			c := p.data
 			switch m := &d.Transport.Messages[i]; {
 			case m.Type == transport.TypeACK:
-				c = t.pal.ack
+				c = p.ack
 			case m.Type != transport.TypeData:
-				c = t.pal.control
+				c = p.control
 			}
-			b = t.pal.paint(b, c, s)
+			b = p.start(b, c)
+			b = appendMessageBrief(b, d, i)
+			b = p.end(b, c)
 		}
 		if d.Transport.HasCut {
 			if len(d.Transport.Messages) > 0 {
 				b = append(b, " |"...)
 			}
 			b = append(b, ' ')
-			b = t.pal.paint(b, t.pal.data, appendCutBrief(s[:0], d))
+			b = p.start(b, p.data)
+			b = appendCutBrief(b, d)
+			b = p.end(b, p.data)
 		}
 		if len(d.Transport.Messages) == 0 && !d.Transport.HasCut && len(d.Plain) > 2 {
 			b = append(b, " raw="...)
@@ -159,15 +199,16 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	}
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
-		s = append(s[:0], " !"...)
-		s = append(s, a.Code.String()...)
+		c := p.severity(a.Severity())
+		b = p.start(b, c)
+		b = append(b, " !"...)
+		b = append(b, a.Code.String()...)
 		if a.Offset != anomaly.NoOffset {
-			s = append(s, '@')
-			s = strconv.AppendInt(s, int64(a.Offset), 10)
+			b = append(b, '@')
+			b = strconv.AppendInt(b, int64(a.Offset), 10)
 		}
-		b = t.pal.paint(b, t.pal.severity(a.Severity()), s)
+		b = p.end(b, c)
 	}
-	t.scratch = s
 	return append(b, '\n')
 }
 
@@ -207,7 +248,7 @@ func (t *Table) writeEvents(label string, ev []dissect.Event) error {
 			b = e.Client.AppendTo(b)
 		}
 		b = append(b, ": "...)
-		b = append(b, e.Message...)
+		b = append(b, anomalyText(&e.Anomaly)...)
 		b = append(b, '\n')
 		if t.compact != nil {
 			b = cutLine(b, t.compact.Width)
@@ -255,10 +296,35 @@ func appendSeconds(b []byte, dur time.Duration) []byte {
 
 func appendQuoteLimited(b []byte, s []byte, max int) []byte {
 	if len(s) > max {
-		b = strconv.AppendQuote(b, string(s[:max]))
+		b = appendQuote(b, s[:max])
 		return append(b, "…"...)
 	}
-	return strconv.AppendQuote(b, string(s))
+	return appendQuote(b, s)
+}
+
+// appendQuote is strconv.AppendQuote(b, string(s)) without converting s
+// (which allocates beyond 32 bytes) when s is printable ASCII, as names,
+// paths and GameSpy's backslashed keys nearly always are.
+func appendQuote(b []byte, s []byte) []byte {
+	for _, c := range s {
+		if c < 0x20 || c >= 0x7F {
+			return strconv.AppendQuote(b, string(s))
+		}
+	}
+	b = append(b, '"')
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		b = append(b, '\\', s[i])
+		s = s[i+1:]
+	}
+	return append(b, '"')
 }
 
 func (t *Table) markContext(on bool) { t.context = on }

@@ -89,7 +89,7 @@ func cutLine(b []byte, width int) []byte {
 			continue
 		}
 		if cols == width-1 && !fitsRest(b[i:], 1) {
-			out := append(b[:i:i], "…"...)
+			out := append(b[:i], "…"...) // the cut tail is not read again
 			if escaped {
 				out = append(out, "\x1b[0m"...)
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Text renderings shared by the table and hexdump reporters.
@@ -14,7 +15,7 @@ import (
 func appendFieldValue(b []byte, f *game.Field) []byte {
 	switch f.Kind {
 	case game.KindString:
-		b = strconv.AppendQuote(b, string(f.B))
+		b = appendQuote(b, f.B)
 	case game.KindBytes:
 		for _, c := range f.B {
 			b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
@@ -219,8 +220,12 @@ func appendControlBrief(b []byte, fs []game.Field) []byte {
 			b = append(b, f.B...)
 		case "name":
 			b = append(b, ' ')
-			b = strconv.AppendQuote(b, string(f.B))
+			b = appendQuote(b, f.B)
 		}
 	}
 	return b
 }
+
+// anomalyText is an anomaly's message for people: the one place the
+// renderers read it, should it come to be formatted on demand.
+func anomalyText(a *anomaly.Anomaly) string { return a.Message }

@@ -62,7 +62,11 @@ type clock struct {
 func (c *clock) append(b []byte, d *dissect.Datagram) []byte {
 	switch c.format {
 	case TimeAbs:
-		return d.Time.UTC().AppendFormat(b, "2006-01-02 15:04:05.000000")
+		b2, ok := appendDateClock(b, d.Time.Unix(), ' ')
+		if !ok {
+			return d.Time.UTC().AppendFormat(b, "2006-01-02 15:04:05.000000")
+		}
+		return appendMicros(b2, int64(d.Time.Nanosecond()/1000))
 	case TimeEpoch:
 		us := d.Time.UnixMicro()
 		b = strconv.AppendInt(b, us/1e6, 10) // captures before 1970 do not occur
@@ -88,4 +92,41 @@ func appendMicros(b []byte, us int64) []byte {
 		b = append(b, byte('0'+us/div%10))
 	}
 	return b
+}
+
+// appendDateClock appends the UTC date and time of day of sec seconds
+// since 1970 as "2006-01-02T15:04:05" (sep between them) for the years
+// 1970 to 9999; ok is false for other times, left to package time. It is
+// time.Time.AppendFormat without its layout parsing, for every record.
+func appendDateClock(b []byte, sec int64, sep byte) (_ []byte, ok bool) {
+	const end = 253402300800 // 10000-01-01T00:00:00Z
+	if sec < 0 || sec >= end {
+		return b, false
+	}
+	days, rem := int(sec/86400), int(sec%86400)
+	// Civil date from days since 1970-01-01 (H. Hinnant's
+	// civil_from_days), in 400-year eras starting on 0000-03-01.
+	z := days + 719468
+	era := z / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day := doy - (153*mp+2)/5 + 1
+	month := mp + 3
+	if mp >= 10 {
+		month = mp - 9
+	}
+	year := yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	h, m, s := rem/3600, rem/60%60, rem%60
+	return append(b,
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-',
+		byte('0'+day/10), byte('0'+day%10), sep,
+		byte('0'+h/10), byte('0'+h%10), ':',
+		byte('0'+m/10), byte('0'+m%10), ':',
+		byte('0'+s/10), byte('0'+s%10)), true
 }
