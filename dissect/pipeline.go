@@ -31,9 +31,9 @@ const (
 	// pipeBatchLen is the number of packets per batch: large enough that
 	// the few channel operations per batch are rare, small enough that the
 	// batches in flight stay small.
-	pipeBatchLen = 128
+	pipeBatchLen = 64
 	// pipeBatchBytes caps the payload bytes copied into one batch.
-	pipeBatchBytes = 128 << 10
+	pipeBatchBytes = 64 << 10
 	// A slot keeps the buffers typical datagrams need; one that a rare huge
 	// datagram grew beyond these is let go, so memory does not drift up to
 	// slots x the largest datagram ever seen. The limits are far above
@@ -117,7 +117,7 @@ func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink
 	h := s.helpers()
 	// Enough batches that every goroutine has one to decode or render while
 	// Run reads, tracks and writes others.
-	nb := 2*(h+1) + 2
+	nb := min(2*(h+1)+2, h+8)
 	p := &pipe{s: s, sink: sink, jobs: make(chan *batch, nb), done: make(chan *batch, nb)}
 	if r, ok := sink.(Renderer); ok && !s.opt.EventsAsFound {
 		// Events given out as found go between the records: only Datagram
