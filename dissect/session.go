@@ -12,7 +12,8 @@ import (
 )
 
 // Sink consumes what a Session decodes. Its methods are called on the
-// goroutine that called Run, in capture order.
+// goroutine that called Run, in capture order (a Renderer's render
+// functions are the exception: see Renderer).
 type Sink interface {
 	// Datagram receives every datagram. dg, and everything it points to,
 	// is reused once Datagram returns. ErrStop ends the run cleanly.
