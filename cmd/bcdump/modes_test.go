@@ -105,6 +105,24 @@ func TestModesPrintTheSame(t *testing.T) {
 			})
 		}
 	}
+	// read -w writes the same annotated frames.
+	for _, f := range []string{s2, cut} {
+		dir := t.TempDir()
+		ref := filepath.Join(dir, "serial.pcapng")
+		code, _, errs := runSerial(t, "read", "-Y", "anomalies", "-w", ref, f)
+		want, err := os.ReadFile(ref)
+		if err != nil || len(want) == 0 {
+			t.Fatalf("serial read -w %s: %v (exit %d, %s)", f, err, code, errs)
+		}
+		for _, m := range sessionModes {
+			got := filepath.Join(dir, m.name+".pcapng")
+			mc, _, merrs := runMode(t, m, "read", "-Y", "anomalies", "-w", got, f)
+			b, _ := os.ReadFile(got)
+			if mc != code || strings.ReplaceAll(merrs, got, ref) != errs || string(b) != string(want) {
+				t.Errorf("%s: read -w %s: exit %d, %d bytes; serial: exit %d, %d bytes", m.name, filepath.Base(f), mc, len(b), code, len(want))
+			}
+		}
+	}
 	// Several captures in one run: headers and "file" keys between them.
 	for _, format := range []string{"table", "json", "hex"} {
 		args := []string{"read", "-F", format, samplePcap, cut, stock}

@@ -145,7 +145,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 				return true, err
 			}
 		}
-		sel := readSelection{filter: flt, context: o.context, write: o.write, printing: printing}
+		sel := readSelection{filter: flt, context: o.context, write: o.write}
 		if many {
 			sel.file = sourceName(in.name)
 		}
@@ -174,9 +174,6 @@ type readSelection struct {
 	context int
 	write   string
 	file    string // the capture's name when the run reads several
-	// printing: every selected datagram is rendered to stdout (not -w
-	// without --format)
-	printing bool
 }
 
 // readOne decodes one capture and shows what sel selects. Everything
