@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/game"
 )
 
 // The Parallel mode of Session.Run. Deciphering, wire decoding and opcode
@@ -39,7 +40,8 @@ const (
 	// slots x the largest datagram ever seen. The limits are far above
 	// what BC traffic needs, so slots are not re-allocated in a run.
 	keepBytes  = 16 << 10 // Raw, Plain, reassembled payloads
-	keepMsgs   = 256      // messages, anomalies, GameSpy pairs
+	keepMsgs   = 64       // messages, anomalies, GameSpy pairs
+	keepFields = 512      // decoded fields of all messages of a slot
 	keepOutput = 4 << 20  // rendered bytes of a batch
 )
 
@@ -344,6 +346,18 @@ func (dg *Datagram) trim() {
 	}
 	if cap(dg.GameSpy) > keepMsgs {
 		dg.GameSpy = nil
+	}
+	// Field lists stay with their message slot across datagrams: without a
+	// budget each slot would keep, per message index, the most fields any
+	// datagram ever had there.
+	fields := 0
+	for i, ms := 0, dg.Msgs[:cap(dg.Msgs)]; i < len(ms); i++ {
+		for _, f := range []*game.Fields{&ms[i].Fields, &ms[i].reasm.Fields} {
+			if fields += cap(f.List); fields > keepFields {
+				fields -= cap(f.List)
+				f.List = nil
+			}
+		}
 	}
 }
 
