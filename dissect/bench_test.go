@@ -136,7 +136,7 @@ func benchRunPath(b *testing.B, path string, opt dissect.SessionOptions) {
 func BenchmarkRunSerial(b *testing.B) { benchRun(b, dissect.SessionOptions{Mode: dissect.Serial}) }
 
 // BenchmarkRunParallel is BenchmarkRunSerial through the pipeline (Parallel
-// mode, GOMAXPROCS workers).
+// mode, one helper goroutine per core beyond the first).
 func BenchmarkRunParallel(b *testing.B) { benchRun(b, dissect.SessionOptions{Mode: dissect.Parallel}) }
 
 // Reading, deciphering and framing (and decoding well-formed payloads)

@@ -75,6 +75,11 @@ type Datagram struct {
 	// Anomalies of every layer, in the order found.
 	Anomalies []anomaly.Anomaly
 
+	// reasmBuf holds the reassembled payloads of Msgs: the tracker's are
+	// valid only until it tracks the next datagram, and a datagram may be
+	// rendered later (Renderer).
+	reasmBuf []byte
+
 	// lost is what the reader lost before this datagram
 	// (capture.Packet.Lost), for Advance.
 	lost []capture.Note
@@ -133,4 +138,5 @@ func (d *Datagram) reset() {
 	d.Anomalies = d.Anomalies[:0]
 	d.Raw = d.Raw[:0]
 	d.Plain = d.Plain[:0]
+	d.reasmBuf = d.reasmBuf[:0]
 }

@@ -249,6 +249,7 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 	}
 	d.info = d.info[:n]
 	d.anoms = d.track.Track(tp, &dg.Transport, d.info, d.anoms[:0])
+	keepReassembled(dg, d.info)
 	for i := range dg.Msgs {
 		m := &dg.Msgs[i]
 		m.Track = d.info[i]
@@ -274,6 +275,28 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 		}
 	}
 	d.analyzeHandshake(dg, fl)
+}
+
+// keepReassembled copies the reassembled payloads in info into dg, so they
+// outlive the tracker's next datagram.
+func keepReassembled(dg *Datagram, info []transport.MsgInfo) {
+	n := 0
+	for i := range info {
+		n += len(info[i].Reassembled)
+	}
+	if n == 0 {
+		return
+	}
+	if cap(dg.reasmBuf) < n {
+		dg.reasmBuf = make([]byte, 0, n) // no append below moves it
+	}
+	for i := range info {
+		if p := info[i].Reassembled; p != nil {
+			off := len(dg.reasmBuf)
+			dg.reasmBuf = append(dg.reasmBuf, p...)
+			info[i].Reassembled = dg.reasmBuf[off:len(dg.reasmBuf):len(dg.reasmBuf)]
+		}
+	}
 }
 
 func decodeMessages(dg *Datagram) {

@@ -4,131 +4,324 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/dissect/game"
 )
 
 // The Parallel mode of Session.Run. Deciphering, wire decoding and opcode
-// decoding (Decode) need no per-flow state, so they run on every core;
-// per-flow tracking (Advance) and the Sink need capture order and run on
-// one goroutine, Run's:
+// decoding (Decode) need no per-flow state, and neither does rendering a
+// datagram once it is tracked (Renderer), so both run on every core;
+// reading, per-flow tracking (Advance), the sink's in-order step and
+// writing need capture order and run on Run's goroutine:
 //
-//	reader goroutine:  src.Next -> batch (payloads copied out of the source)
-//	N workers:         d.Decode on every packet of a batch, two at a time
-//	                   (decodePair: the ciphers of two datagrams overlap)
-//	Run (sequencer):   batches in reading order -> d.Advance, Sink
+//	Run:      src.Next -> batch ------------------> jobs
+//	helpers:  Decode (two at a time: decodePair)  -> done
+//	Run:      in order: Advance, Sink (or Renderer.Order)
+//	          if rendering: batch ----------------> jobs
+//	helpers:  Renderer render into the batch's buffer -> done
+//	Run:      in order: Renderer.Write, batch back to the free list
 //
-// A fixed set of batches circulates (free list -> reader -> workers ->
-// sequencer -> free list), so memory stays flat however long the capture:
-// at most (workers+3) x pipeBatchLen datagrams are in flight.
+// Run's goroutine takes a job itself whenever it would otherwise wait, so
+// there is no reader goroutine and no idle core: with W helpers there are
+// at most W+1 runnable goroutines. A fixed set of batches circulates, so
+// memory stays flat however long the capture.
 
 const (
 	// pipeBatchLen is the number of packets per batch: large enough that
-	// channel operations are rare, small enough that in-flight memory is
-	// small.
+	// the few channel operations per batch are rare, small enough that the
+	// batches in flight stay small.
 	pipeBatchLen = 64
 	// pipeBatchBytes caps the payload bytes copied into one batch.
 	pipeBatchBytes = 64 << 10
-	// A slot keeps the buffers it needed for typical datagrams; what only
-	// a rare big one needed is let go after use (trim), so memory does not
-	// drift up to slots x the largest datagram ever seen, and a typical
-	// datagram never waits for an allocation.
-	keepBytes  = 4 << 10 // Raw, Plain
-	keepMsgs   = 8       // messages per datagram (Msgs, Transport.Messages)
-	keepFields = 16      // fields per message
+	// A slot keeps the buffers typical datagrams need; one that a rare huge
+	// datagram grew beyond these is let go, so memory does not drift up to
+	// slots x the largest datagram ever seen. The limits are far above
+	// what BC traffic needs, so slots are not re-allocated in a run.
+	keepBytes  = 16 << 10 // Raw, Plain, reassembled payloads
+	keepMsgs   = 64       // messages, anomalies, GameSpy pairs
+	keepFields = 512      // decoded fields of all messages of a slot
+	keepOutput = 4 << 20  // rendered bytes of a batch
 )
+
+// Renderer is a Sink whose Datagram splits into an in-order step and a
+// rendering of the datagram that needs nothing but the datagram, so the
+// Parallel mode runs the renderings of a batch on every core once the
+// batch is tracked, and writes them in order: the output is what Datagram
+// would write.
+type Renderer interface {
+	Sink
+	// Order is Datagram without the rendering, called in capture order. It
+	// returns 0 when dg is not shown, else a mark passed to the render.
+	Order(dg *Datagram) (mark uint8, err error)
+	// NewRender returns a render function for one goroutine; it appends
+	// what Datagram would write for dg. nil: the output cannot be rendered
+	// out of order now (it depends on the datagrams before, or is flushed
+	// per record), and Datagram is called instead.
+	NewRender() func(b []byte, dg *Datagram, mark uint8) []byte
+	// Write writes rendered records, in capture order.
+	Write(b []byte) error
+}
 
 // batch is a unit of work: packets read in a row and their datagrams.
 type batch struct {
-	pkts []capture.Packet
-	dgs  []Datagram
-	buf  []byte // payload bytes of pkts
-	err  error  // reader error after pkts (io.EOF at the end); nil mid-stream
-	done chan struct{}
+	pkts  []capture.Packet
+	dgs   []Datagram
+	marks []uint8 // Renderer.Order's, per datagram
+	buf   []byte  // payload bytes of pkts
+	out   []byte  // rendered output
+	err   error   // reader error after pkts (io.EOF at the end); nil mid-stream
+	n     int     // datagrams handed to the sink (all unless the run stopped)
+	show  bool    // some datagram is rendered
+	stage uint8   // the job to do or done: stageDecode or stageRender
+	ready bool    // the stage's job is done
 }
 
-// runParallel is the Parallel mode of Run. The sink is called on the
-// caller's goroutine, in capture order, with exactly the datagrams
-// runSerial would give it. src is read by a goroutine of its own, ahead of
-// the sink by at most a few batches; everything runParallel starts has
-// ended when it returns.
-func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink) error {
-	workers := s.opt.Workers
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	nb := workers + 3 // one being filled, one per worker, one being reported, one ready
-	free := make(chan *batch, nb)
-	work := make(chan *batch, nb)
-	order := make(chan *batch, nb)
-	quit := make(chan struct{})
-	for range nb {
-		free <- &batch{done: make(chan struct{}, 1)}
-	}
+const (
+	stageDecode uint8 = iota
+	stageRender
+)
 
+// pipe is the state of one parallel run, owned by Run's goroutine.
+type pipe struct {
+	s     *Session
+	sink  Sink
+	rsink Renderer // sink when it renders out of order; nil otherwise
+	jobs  chan *batch
+	done  chan *batch
+	stop  atomic.Bool                                     // helpers skip what is left
+	rend  func(b []byte, dg *Datagram, mark uint8) []byte // Run's own render
+	free  []*batch
+	queue []*batch // in reading order: batches not yet written
+	adv   int      // queue[:adv] are advanced
+}
+
+// helpers is the number of goroutines that decode and render besides
+// Run's: one per core beyond the first, unless Workers says.
+func (s *Session) helpers() int {
+	if s.opt.Workers > 0 {
+		return s.opt.Workers
+	}
+	return cores() - 1
+}
+
+// cores is how many goroutines can run at once.
+func cores() int {
+	return min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+}
+
+// runParallel is the Parallel mode of Run: the sink sees exactly what
+// runSerial gives it, in the same order, on Run's goroutine; a Renderer's
+// output is written in order. Everything runParallel starts has ended when
+// it returns.
+func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink) error {
+	h := s.helpers()
+	// Enough batches that every goroutine has one to decode or render while
+	// Run reads, tracks and writes others.
+	nb := min(2*(h+1)+2, h+8)
+	p := &pipe{s: s, sink: sink, jobs: make(chan *batch, nb), done: make(chan *batch, nb)}
+	if r, ok := sink.(Renderer); ok && !s.opt.EventsAsFound {
+		// Events given out as found go between the records: only Datagram
+		// keeps them in place.
+		if p.rend = r.NewRender(); p.rend != nil {
+			p.rsink = r
+		}
+	}
+	for range nb {
+		p.free = append(p.free, &batch{})
+	}
 	var wg sync.WaitGroup
-	wg.Add(1 + workers)
-	go func() {
-		defer wg.Done()
-		defer close(work)
-		defer close(order)
-		pipeRead(src, free, work, order, quit)
-	}()
-	d := s.d
-	for range workers {
+	wg.Add(h)
+	for range h {
+		var rend func([]byte, *Datagram, uint8) []byte
+		if p.rsink != nil {
+			rend = p.rsink.NewRender()
+		}
 		go func() {
 			defer wg.Done()
-			for b := range work {
-				i := 0
-				for ; i+1 < len(b.pkts); i += 2 {
-					d.decodePair(&b.dgs[i], &b.dgs[i+1], &b.pkts[i], &b.pkts[i+1])
-				}
-				if i < len(b.pkts) {
-					d.Decode(&b.dgs[i], &b.pkts[i])
-				}
-				b.done <- struct{}{}
+			for b := range p.jobs {
+				p.do(b, rend)
+				p.done <- b
 			}
 		}()
 	}
-
-	err := s.sequence(ctx, order, free, sink)
-	close(quit)
+	err := p.run(ctx, src)
+	p.stop.Store(true)
+	close(p.jobs)
 	wg.Wait()
 	return err
 }
 
-// sequence advances and delivers every datagram in reading order; it
-// returns at the reader's error, the sink's first error or when ctx is done.
-func (s *Session) sequence(ctx context.Context, order <-chan *batch, free chan<- *batch, sink Sink) error {
-	done := ctx.Done()
-	for b := range order {
-		<-b.done
-		for i := range b.pkts {
-			dg := &b.dgs[i]
-			if err := s.deliver(dg, sink); err != nil {
-				return err
-			}
-			dg.trim()
-		}
-		if b.err != nil {
-			if done, err := s.noPacket(b.err, sink); done {
-				return err
-			}
-		}
-		free <- b
-		select {
-		case <-done:
-			return nil
-		default:
-		}
+// do runs b's job.
+func (p *pipe) do(b *batch, rend func([]byte, *Datagram, uint8) []byte) {
+	if p.stop.Load() {
+		return
 	}
-	return nil // not reached: the reader always sends a batch with err last
+	switch b.stage {
+	case stageDecode:
+		d := p.s.d
+		i := 0
+		for ; i+1 < len(b.pkts); i += 2 {
+			d.decodePair(&b.dgs[i], &b.dgs[i+1], &b.pkts[i], &b.pkts[i+1])
+		}
+		if i < len(b.pkts) {
+			d.Decode(&b.dgs[i], &b.pkts[i])
+		}
+	case stageRender:
+		out := b.out[:0]
+		for i := range b.n {
+			if m := b.marks[i]; m != 0 {
+				out = rend(out, &b.dgs[i], m)
+			}
+		}
+		b.out = out
+	}
 }
 
-// trim lets go of buffers beyond what typical datagrams need. A slot then
-// holds at most about keepMsgs x (2 x keepFields fields + a Message) plus
-// 2 x keepBytes: about 50 KB, so 320 slots (2 workers) stay under 16 MB.
+// run reads, tracks and writes until the source ends or fails, the sink
+// fails or stops, or ctx is done; batches tracked by then are still
+// written. It returns with no job in flight.
+func (p *pipe) run(ctx context.Context, src capture.Source) error {
+	done := ctx.Done()
+	reading := true  // the source may have more
+	stopped := false // nothing more is read or tracked
+	wfail := false   // a Write failed: nothing more is written
+	var result error
+	for {
+		// Take what the helpers finished.
+		for drained := false; !drained; {
+			select {
+			case b := <-p.done:
+				b.ready = true
+			default:
+				drained = true
+			}
+		}
+		progress := false
+		// Track, in order, every batch decoded.
+		for !stopped && p.adv < len(p.queue) && p.queue[p.adv].ready {
+			b := p.queue[p.adv]
+			p.adv++
+			progress = true
+			if end, err := p.track(b); end {
+				stopped, reading, result = true, false, err
+			}
+		}
+		if stopped && p.adv < len(p.queue) {
+			// Batches read after the end: drop them untracked once decoded.
+			for _, b := range p.queue[p.adv:] {
+				for !b.ready {
+					p.wait()
+				}
+				p.release(b)
+			}
+			p.queue = p.queue[:p.adv]
+		}
+		// Write, in order, every batch tracked and rendered.
+		for p.adv > 0 && p.queue[0].ready {
+			b := p.queue[0]
+			if b.show && !wfail {
+				if err := p.rsink.Write(b.out); err != nil {
+					wfail, stopped, reading = true, true, false
+					if result == nil || result == ErrStop {
+						result = err
+					}
+				}
+			}
+			copy(p.queue, p.queue[1:])
+			p.queue = p.queue[:len(p.queue)-1]
+			p.adv--
+			p.release(b)
+			progress = true
+		}
+		if stopped && len(p.queue) == 0 {
+			return result
+		}
+		if !stopped {
+			select {
+			case <-done:
+				stopped, reading = true, false
+				continue
+			default:
+			}
+		}
+		if reading && len(p.free) > 0 {
+			b := p.free[len(p.free)-1]
+			p.free = p.free[:len(p.free)-1]
+			b.err = fill(src, b)
+			b.stage, b.ready = stageDecode, false
+			if b.err != nil && b.err != capture.ErrNoPacket {
+				reading = false
+			}
+			p.queue = append(p.queue, b)
+			p.jobs <- b // never blocks: jobs has room for every batch
+			continue
+		}
+		if !progress {
+			p.wait()
+		}
+	}
+}
+
+// wait waits for a helper to finish a job, doing one itself meanwhile.
+func (p *pipe) wait() {
+	select {
+	case b := <-p.done:
+		b.ready = true
+	case b := <-p.jobs:
+		p.do(b, p.rend)
+		b.ready = true
+	}
+}
+
+// release puts a batch out of the queue back on the free list.
+func (p *pipe) release(b *batch) {
+	if cap(b.out) > keepOutput {
+		b.out = nil
+	}
+	for i := range b.dgs {
+		b.dgs[i].trim()
+	}
+	p.free = append(p.free, b)
+}
+
+// track advances b's datagrams in order and hands them to the sink, then
+// passes on the reader's error after them; with a Renderer, b is then
+// queued for rendering. end says the run is over, with err.
+func (p *pipe) track(b *batch) (end bool, err error) {
+	s := p.s
+	b.n, b.show = 0, false
+	if cap(b.marks) < len(b.pkts) {
+		b.marks = make([]uint8, pipeBatchLen)
+	}
+	b.marks = b.marks[:len(b.pkts)]
+	for i := range b.pkts {
+		dg := &b.dgs[i]
+		b.n = i + 1
+		if p.rsink == nil {
+			err = s.deliver(dg, p.sink)
+		} else {
+			s.d.Advance(dg)
+			b.marks[i], err = p.rsink.Order(dg)
+			b.show = b.show || b.marks[i] != 0
+		}
+		if err != nil {
+			end = true
+			break
+		}
+	}
+	if !end && b.err != nil {
+		end, err = s.noPacket(b.err, p.sink)
+	}
+	if b.show {
+		b.stage, b.ready = stageRender, false
+		p.jobs <- b // never blocks: jobs has room for every batch
+	}
+	return end, err
+}
+
+// trim lets go of buffers a rare huge datagram grew (see keepBytes).
 func (dg *Datagram) trim() {
 	if cap(dg.Raw) > keepBytes {
 		dg.Raw = nil
@@ -136,17 +329,14 @@ func (dg *Datagram) trim() {
 	if cap(dg.Plain) > keepBytes {
 		dg.Plain = nil
 	}
+	if cap(dg.reasmBuf) > keepBytes {
+		dg.reasmBuf = nil
+	}
 	if cap(dg.Msgs) > keepMsgs {
-		// Keep the first messages and their warm field lists, drop the tail.
-		short := make([]Message, keepMsgs)
-		copy(short, dg.Msgs[:min(len(dg.Msgs), keepMsgs)])
-		for i := range short {
-			short[i].Reassembled = nil // pointed into the old array
-		}
-		dg.Msgs = short[:min(len(dg.Msgs), keepMsgs)]
+		dg.Msgs = nil
 	}
 	if cap(dg.Transport.Messages) > keepMsgs {
-		dg.Transport.Messages = make([]transport.Message, 0, keepMsgs)
+		dg.Transport.Messages = nil
 	}
 	if cap(dg.Transport.Anomalies) > keepMsgs {
 		dg.Transport.Anomalies = nil
@@ -157,35 +347,16 @@ func (dg *Datagram) trim() {
 	if cap(dg.GameSpy) > keepMsgs {
 		dg.GameSpy = nil
 	}
-	for i := range dg.Msgs {
-		m := &dg.Msgs[i]
-		if cap(m.Fields.List) > keepFields {
-			m.Fields.List = nil
-		}
-		if cap(m.reasm.Fields.List) > keepFields {
-			m.reasm.Fields.List = nil
-		}
-	}
-}
-
-// pipeRead fills batches from src until an error (io.EOF included), which
-// it sends with the last batch, or until quit is closed. ErrNoPacket ends a
-// batch early without ending the reading, so that a live source's
-// datagrams and ticks are not held up.
-func pipeRead(src capture.Source, free <-chan *batch, work, order chan<- *batch, quit <-chan struct{}) {
-	for {
-		var b *batch
-		select {
-		case b = <-free:
-		case <-quit:
-			return
-		}
-		b.err = fill(src, b)
-		// order never blocks: it and work have room for every batch.
-		order <- b
-		work <- b
-		if b.err != nil && b.err != capture.ErrNoPacket {
-			return
+	// Field lists stay with their message slot across datagrams: without a
+	// budget each slot would keep, per message index, the most fields any
+	// datagram ever had there.
+	fields := 0
+	for i, ms := 0, dg.Msgs[:cap(dg.Msgs)]; i < len(ms); i++ {
+		for _, f := range []*game.Fields{&ms[i].Fields, &ms[i].reasm.Fields} {
+			if fields += cap(f.List); fields > keepFields {
+				fields -= cap(f.List)
+				f.List = nil
+			}
 		}
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // Sink consumes what a Session decodes. Its methods are called on the
-// goroutine that called Run, in capture order.
+// goroutine that called Run, in capture order (a Renderer's render
+// functions are the exception: see Renderer).
 type Sink interface {
 	// Datagram receives every datagram. dg, and everything it points to,
 	// is reused once Datagram returns. ErrStop ends the run cleanly.
@@ -43,19 +44,22 @@ var ErrStop = errors.New("dissect: stop")
 type Mode int
 
 const (
-	// Auto is Serial, by design: the Parallel pipeline has not been
-	// measured faster than Serial on any machine (0.7-1.0x on 2 cores for
-	// up to twice the CPU; the README's performance section), and Auto
-	// must never be slower than Serial, on 1, 2 or 16 cores. Serial is also
-	// what stdin and live capture need: a datagram must not wait for the
-	// packets after it.
+	// Auto is Parallel when two or more goroutines can run at once
+	// (GOMAXPROCS and the CPUs the process may use) and events are not
+	// handed out as found; Serial otherwise. The pipeline's Run goroutine
+	// decodes and renders itself whenever it would wait, so on one core it
+	// would be Serial with extra hand-offs, and on more it was measured
+	// faster than Serial (README "Serial or parallel"). A live source or a
+	// pipe must ask for Serial: Parallel reads a batch ahead, so a
+	// datagram would wait for the packets after it.
 	Auto Mode = iota
 	// Serial decodes each packet and hands it to the Sink before reading
 	// the next, on Run's goroutine.
 	Serial
-	// Parallel reads ahead on a goroutine of its own and decodes batches
-	// of packets on Workers goroutines; the Sink sees exactly what Serial
-	// gives it.
+	// Parallel reads batches of packets ahead and decodes them, and
+	// renders them for a Renderer sink, on Workers goroutines besides
+	// Run's; the Sink sees exactly what Serial gives it, and a Renderer
+	// writes the same bytes.
 	Parallel
 )
 
@@ -63,8 +67,8 @@ const (
 type SessionOptions struct {
 	Options
 	Mode Mode
-	// Workers is the number of decoding goroutines in Parallel mode;
-	// 0 means GOMAXPROCS.
+	// Workers is the number of goroutines that decode and render besides
+	// Run's in Parallel mode; 0 means one per core beyond the first.
 	Workers int
 	// EventsAsFound hands events to Sink.Events as soon as they are found
 	// (live capture) instead of holding them for Sink.Finish (files).
@@ -115,10 +119,15 @@ func (s *Session) Run(ctx context.Context, src capture.Source, sink Sink) error 
 	return err
 }
 
-// parallel decides the mode: only an explicit Parallel runs the pipeline
-// (see Auto).
+// parallel decides the mode (see Auto).
 func (s *Session) parallel() bool {
-	return s.opt.Mode == Parallel
+	switch s.opt.Mode {
+	case Parallel:
+		return true
+	case Auto:
+		return cores() >= 2 && !s.opt.EventsAsFound
+	}
+	return false
 }
 
 // runSerial decodes, advances and delivers each packet before reading the

@@ -34,7 +34,19 @@ func NewHex(w io.Writer, pal Palette, withCipher, flushEach bool) *Hex {
 }
 
 func (h *Hex) Datagram(d *dissect.Datagram) error {
-	b := h.buf[:0]
+	b := h.appendRecord(h.buf[:0], d)
+	h.buf = b
+	if _, err := h.w.Write(b); err != nil {
+		return err
+	}
+	if h.flush {
+		return h.w.Flush()
+	}
+	return nil
+}
+
+// appendRecord appends the field tree and hexdump of one datagram.
+func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 	b = append(b, "Frame "...)
 	b = strconv.AppendInt(b, int64(d.Frame), 10)
 	if h.context {
@@ -86,15 +98,7 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 		b = append(b, "  enciphered (as captured):\n"...)
 		b = appendHexdump(b, d.Raw, 0, "  ")
 	}
-	b = append(b, '\n')
-	h.buf = b
-	if _, err := h.w.Write(b); err != nil {
-		return err
-	}
-	if h.flush {
-		return h.w.Flush()
-	}
-	return nil
+	return append(b, '\n')
 }
 
 func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {

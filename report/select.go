@@ -88,25 +88,35 @@ func (s *Select) matchDatagram(d *dissect.Datagram) bool {
 }
 
 func (s *Select) Datagram(d *dissect.Datagram) error {
+	mark, err := s.pick(d)
+	if mark == 0 {
+		return err
+	}
+	return s.show(d, mark == markContext)
+}
+
+// pick decides, in capture order, whether d is shown (markShow), shown as
+// context (markContext) or not (0); ErrStop once a capped plan is done.
+func (s *Select) pick(d *dissect.Datagram) (uint8, error) {
 	i := s.n
 	s.n++
 	if s.plan != nil {
 		switch s.plan.at(i) {
 		case planMatch:
-			return s.show(d, false)
+			return markShow, nil
 		case planContext:
-			return s.show(d, true)
+			return markContext, nil
 		}
 		if s.plan.capped && i > s.plan.last {
 			s.capped = true
-			return dissect.ErrStop
+			return 0, dissect.ErrStop
 		}
-		return nil
+		return 0, nil
 	}
 	if !s.matchDatagram(d) {
-		return nil
+		return 0, nil
 	}
-	return s.show(d, false)
+	return markShow, nil
 }
 
 // show passes d on, as context or not.

@@ -85,8 +85,7 @@ func reportRate(b *testing.B, datagrams int, start time.Time) {
 	b.ReportMetric(0, "ns/op") // one op is a whole file; the rate says it better
 }
 
-// benchDissect runs a Session over the replicated file the way the
-// commands do (Auto, which is Serial), feeding the sink mk makes; after
+// benchDissect runs a Session over the replicated file in mode, feeding the sink mk makes; after
 // is called with the Session once it has run.
 func benchDissect(b *testing.B, mode dissect.Mode, mk func() (dissect.Sink, func(*dissect.Session))) {
 	path, n := benchFile(b)
@@ -126,8 +125,8 @@ func BenchmarkStats(b *testing.B) { benchDissect(b, dissect.Auto, statsPath) }
 func BenchmarkStatsSerial(b *testing.B) { benchDissect(b, dissect.Serial, statsPath) }
 
 // BenchmarkStatsParallel is BenchmarkStats through the parallel pipeline
-// (Parallel mode, GOMAXPROCS workers), which Auto does not pick; the
-// README's performance section says why.
+// (Parallel mode, one helper per core beyond the first), which Auto picks
+// on two cores or more.
 func BenchmarkStatsParallel(b *testing.B) { benchDissect(b, dissect.Parallel, statsPath) }
 
 // BenchmarkDissect is the dissector alone, nothing consuming its output.
@@ -160,6 +159,9 @@ func BenchmarkReadJSON(b *testing.B) { benchCLI(b, "read", "--format", "json") }
 
 // BenchmarkReadTable is `bcdump read FILE > /dev/null` (one line per datagram).
 func BenchmarkReadTable(b *testing.B) { benchCLI(b, "read", "--color", "never") }
+
+// BenchmarkReadHex is `bcdump read --format hex FILE > /dev/null`.
+func BenchmarkReadHex(b *testing.B) { benchCLI(b, "read", "--format", "hex", "--color", "never") }
 
 // BenchmarkStatsCLI is `bcdump stats FILE > /dev/null`, once the command exists.
 func BenchmarkStatsCLI(b *testing.B) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -146,7 +145,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 				return true, err
 			}
 		}
-		sel := readSelection{filter: flt, context: o.context, write: o.write, printing: printing}
+		sel := readSelection{filter: flt, context: o.context, write: o.write}
 		if many {
 			sel.file = sourceName(in.name)
 		}
@@ -175,9 +174,6 @@ type readSelection struct {
 	context int
 	write   string
 	file    string // the capture's name when the run reads several
-	// printing: every selected datagram is rendered to stdout (not -w
-	// without --format)
-	printing bool
 }
 
 // readOne decodes one capture and shows what sel selects. Everything
@@ -215,8 +211,6 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 	sl := report.NewSelect(rep, so)
 	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
 	how := decodeHow{follow: follow}
-	// -Y shows few datagrams: decoding is then the work, not rendering.
-	how.render = sel.printing && sel.filter == nil
 	_, _, err = decodeCaptureHow(s, name, opt, append(sinks, sl), gate, how)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
@@ -237,13 +231,11 @@ type decodeHow struct {
 	// follow: a pipe followed like a live capture (serial, events as found,
 	// ticks on a quiet pipe).
 	follow bool
-	// render: every datagram is printed. Decoding then runs on the other
-	// cores (dissect.Parallel) while this goroutine renders: on 2 cores
-	// that is faster than one goroutine doing both. Without rendering the
-	// pipeline's hand-offs cost more than they save, so the Session's Auto
-	// (serial) decides.
-	render bool
 }
+
+// sessionHook, when set (tests), changes the options of every Session the
+// commands start: the mode and the number of workers.
+var sessionHook func(*dissect.SessionOptions)
 
 // followTick is how long a followed capture (a pipe) may be quiet before
 // capture time moves on without a packet, so timeouts still fire.
@@ -287,15 +279,21 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep report.R
 	out = out.withGate(gate)
 	out = append(out, rep)
 	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
-	so := dissect.SessionOptions{Options: opt}
-	if _, size := r.Progress(); how.render && size >= 0 && runtime.GOMAXPROCS(0) >= 2 {
-		so.Mode = dissect.Parallel
+	so := dissect.SessionOptions{Options: opt, Mode: dissect.Serial}
+	if _, size := r.Progress(); size >= 0 {
+		// A file is read ahead: the Session's Auto then decodes and renders
+		// on every core (README "Serial or parallel"). A pipe is serial:
+		// a datagram must not wait for the packets after it.
+		so.Mode = dissect.Auto
 	}
 	var src capture.Source = r
 	if how.follow {
 		fw = capture.NewFollow(r, followTick)
 		src = fw
 		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, fw.Now
+	}
+	if sessionHook != nil {
+		sessionHook(&so)
 	}
 	sess = dissect.NewSession(so)
 	if err := sess.Run(context.Background(), src, out); err != nil {
@@ -348,6 +346,37 @@ func (ss sinks) Finish(end []dissect.Event) error {
 		}
 	}
 	return first
+}
+
+// Order, NewRender and Write make sinks a dissect.Renderer when its last
+// sink is one: the others see every datagram in Order, the last renders.
+func (ss sinks) Order(dg *dissect.Datagram) (uint8, error) {
+	if len(ss) == 0 {
+		return 0, nil
+	}
+	for _, s := range ss[:len(ss)-1] {
+		if err := s.Datagram(dg); err != nil {
+			return 0, err
+		}
+	}
+	if r, ok := ss[len(ss)-1].(dissect.Renderer); ok {
+		return r.Order(dg)
+	}
+	return 0, ss[len(ss)-1].Datagram(dg)
+}
+
+func (ss sinks) NewRender() func([]byte, *dissect.Datagram, uint8) []byte {
+	if len(ss) == 0 {
+		return nil
+	}
+	if r, ok := ss[len(ss)-1].(dissect.Renderer); ok {
+		return r.NewRender()
+	}
+	return nil
+}
+
+func (ss sinks) Write(b []byte) error {
+	return ss[len(ss)-1].(dissect.Renderer).Write(b)
 }
 
 // Tick passes a live session's tick on to the sinks that want it.
