@@ -76,7 +76,7 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 			s = appendHex4(s, a.Offset)
 		}
 		s = append(s, ": "...)
-		s = append(s, a.Message...)
+		s = a.AppendMessage(s)
 		b = h.pal.paint(b, h.pal.severity(a.Severity()), s)
 		b = append(b, '\n')
 	}

@@ -230,7 +230,7 @@ func checksumMalformed(err error) error {
 	}
 	var pe *checksum.ParseError
 	if errors.As(err, &pe) {
-		return &MalformedError{Off: pe.Off, Reason: pe.Reason()}
+		return NewMalformed(pe.Off, pe.Reason())
 	}
-	return &MalformedError{Reason: err.Error()}
+	return NewMalformed(0, err.Error())
 }

@@ -2,8 +2,6 @@
 // payloads into a flat list of fields that every reporter can render.
 package game
 
-import "fmt"
-
 // Kind says how a Field's value is stored and shown.
 type Kind uint8
 
@@ -49,6 +47,8 @@ type Field struct {
 // nothing, so decoders read like the layout tables in the spec.
 type Fields struct {
 	List []Field
+
+	malformed *MalformedError // the decoders' failure slot (see newFieldReader)
 }
 
 // Reset empties the list, keeping its capacity.
@@ -167,15 +167,4 @@ func (f *Fields) Get(name string) (*Field, bool) {
 		}
 	}
 	return nil, false
-}
-
-// MalformedError says a payload does not fit its opcode's layout. The fields
-// decoded before Off stay valid; the reporters show the rest as raw bytes.
-type MalformedError struct {
-	Off    int
-	Reason string
-}
-
-func (e *MalformedError) Error() string {
-	return fmt.Sprintf("payload malformed at offset %d: %s", e.Off, e.Reason)
 }
