@@ -320,10 +320,7 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 	if err == nil {
 		return
 	}
-	var me *game.MalformedError
-	if !errors.As(err, &me) {
-		me = game.NewMalformed(0, err.Error())
-	}
+	me := asMalformed(err)
 	p.Malformed = me
 	name := "?"
 	if op != nil {
@@ -350,4 +347,18 @@ func (d *Dissector) ReaderNotes(notes []capture.Note) {
 		}
 		d.hold([]Event{e})
 	}
+}
+
+// asMalformed returns err as a *game.MalformedError, converting other
+// errors. The decoders return one unwrapped: the type assertion spares the
+// allocation errors.As's target costs.
+func asMalformed(err error) *game.MalformedError {
+	if me, ok := err.(*game.MalformedError); ok {
+		return me
+	}
+	var me *game.MalformedError
+	if !errors.As(err, &me) {
+		me = game.NewMalformed(0, err.Error())
+	}
+	return me
 }

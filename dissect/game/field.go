@@ -49,10 +49,19 @@ type Fields struct {
 	List []Field
 
 	malformed *MalformedError // the decoders' failure slot (see newFieldReader)
+	text      []byte          // what StringCopy fields point into
 }
 
 // Reset empties the list, keeping its capacity.
-func (f *Fields) Reset() { f.List = f.List[:0] }
+func (f *Fields) Reset() { f.List, f.text = f.List[:0], f.text[:0] }
+
+// StringCopy appends a string field holding a copy of text (built by the
+// caller in a scratch buffer), kept in storage f reuses after Reset.
+func (f *Fields) StringCopy(name string, off, n int, text []byte) {
+	start := len(f.text)
+	f.text = append(f.text, text...)
+	f.String(name, off, n, f.text[start:len(f.text):len(f.text)])
+}
 
 func (f *Fields) add(fl Field) {
 	if fl.Bit == 0 && fl.Kind != KindBool {
