@@ -121,6 +121,7 @@ type Tracker struct {
 	lru    flowList              // active flows, most recently active first
 	timers flowHeap              // active flows by due time
 	batch  []*flow               // scratch for sweep
+	pieces []piece               // unused part of the chunk newPieces hands out
 	bytes  int                   // estimated state of the active flows
 	nextID FlowID
 	spare  []*flow // finished flows kept for reuse
@@ -576,6 +577,17 @@ func (t *Tracker) msgAnom(f *flow, i int, m *Message, code anomaly.Code, format 
 		off = m.Offset
 	}
 	t.canoms = append(t.canoms, anomaly.New(code, i, off, format, args...))
+	f.count(code)
+}
+
+// msgAnomf is msgAnom with typed arguments, which record without
+// allocating (see anomaly.Newf).
+func (t *Tracker) msgAnomf(f *flow, i int, m *Message, code anomaly.Code, format string, args ...anomaly.Arg) {
+	off := anomaly.NoOffset
+	if m != nil {
+		off = m.Offset
+	}
+	t.canoms = append(t.canoms, anomaly.Newf(code, i, off, format, args...))
 	f.count(code)
 }
 
