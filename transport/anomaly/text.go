@@ -2,6 +2,7 @@ package anomaly
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 )
@@ -21,6 +22,7 @@ const (
 	argInt
 	argUint
 	argDur
+	argAddr4Port // an IPv4 address and port: address<<16 | port
 )
 
 // Arg is one argument of a lazily formatted message (see Newf).
@@ -46,6 +48,17 @@ func U[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](n T) Arg {
 
 // D is a duration argument (formatted as time.Duration's String does).
 func D(d time.Duration) Arg { return Arg{n: int64(d), kind: argDur} }
+
+// AddrPort is an address-and-port argument. An IPv4 one is kept as a
+// number; any other is formatted at once (rare on this protocol).
+func AddrPort(ap netip.AddrPort) Arg {
+	if a := ap.Addr(); a.Is4() {
+		b := a.As4()
+		v := int64(b[0])<<40 | int64(b[1])<<32 | int64(b[2])<<24 | int64(b[3])<<16 | int64(ap.Port())
+		return Arg{n: v, kind: argAddr4Port}
+	}
+	return S(ap.String())
+}
 
 // Formatter builds the text of a Text it made (see Custom). Implement it on
 // a zero-size type, so that storing it in a Text neither allocates nor
@@ -138,6 +151,10 @@ func (t *Text) Append(b []byte) []byte {
 			args[n] = uint64(t.nums[ni])
 		case argDur:
 			args[n] = time.Duration(t.nums[ni])
+		case argAddr4Port:
+			v := t.nums[ni]
+			a := netip.AddrFrom4([4]byte{byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16)})
+			args[n] = netip.AddrPortFrom(a, uint16(v))
 		}
 		ni++
 	}

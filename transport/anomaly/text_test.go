@@ -2,6 +2,7 @@ package anomaly
 
 import (
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -40,15 +41,25 @@ func TestTextMatchesSprintf(t *testing.T) {
 
 func TestNewfDoesNotAllocate(t *testing.T) {
 	name := "c2s"
+	ap := netip.MustParseAddrPort("10.0.0.2:50000")
 	var sink Anomaly
 	n := testing.AllocsPerRun(100, func() {
-		sink = Newf(Retransmit, 1, 2, "retransmission %d of %s seq %d, %s earlier",
-			I(3), S(name), U(uint16(9)), D(time.Second))
+		sink = Newf(Retransmit, 1, 2, "retransmission %d of %s seq %d, %s earlier, from %s",
+			I(3), S(name), U(uint16(9)), D(time.Second), AddrPort(ap))
 	})
 	if n != 0 {
 		t.Errorf("Newf: %v allocations, want 0", n)
 	}
-	if got, want := sink.Message(), "retransmission 3 of c2s seq 9, 1s earlier"; got != want {
+	if got, want := sink.Message(), "retransmission 3 of c2s seq 9, 1s earlier, from 10.0.0.2:50000"; got != want {
 		t.Errorf("Newf: %q, want %q", got, want)
+	}
+}
+
+func TestAddrPortArg(t *testing.T) {
+	for _, s := range []string{"0.0.0.0:0", "255.255.255.255:65535", "192.168.1.20:22101", "[::1]:22101", "[::ffff:10.0.0.1]:5", "[fe80::1%eth0]:7"} {
+		ap := netip.MustParseAddrPort(s)
+		if got := Newf(PeerTimeout, 0, 0, "%s", AddrPort(ap)).Message(); got != ap.String() {
+			t.Errorf("AddrPort(%s): %q", s, got)
+		}
 	}
 }
