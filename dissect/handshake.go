@@ -125,13 +125,13 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, fl transport.Flow, dg *Datagr
 			continue
 		}
 		a := anomaly.Anomaly{
-			Code: fd.Code, Text: anomaly.Literal(fd.Message),
+			Code: fd.Code, Text: fd.Text,
 			Offset: anomaly.NoOffset, Msg: i,
 		}
 		switch {
 		case fd.Off == anomaly.NoOffset:
 		case off == anomaly.NoOffset:
-			a.Text = anomaly.Literal(fd.Message + " (in the reassembled payload at offset " + strconv.Itoa(fd.Off) + ")")
+			a.Text = anomaly.Literal(fd.Message() + " (in the reassembled payload at offset " + strconv.Itoa(fd.Off) + ")")
 		default:
 			a.Offset = off + fd.Off
 		}
