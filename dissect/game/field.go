@@ -50,6 +50,8 @@ type Fields struct {
 
 	malformed *MalformedError // the decoders' failure slot (see newFieldReader)
 	text      []byte          // what StringCopy fields point into
+
+	respVisitor *checksumRespFields // decodeChecksumResp's, reused
 }
 
 // Reset empties the list, keeping its capacity.
