@@ -150,7 +150,7 @@ func (h *Handshake) request(dst []Finding, p []byte) []Finding {
 	if len(dir) > maxDirText {
 		req.dir = string(dir[:maxDirText]) + "..."
 	} else {
-		req.dir = string(dir)
+		req.dir = internDir(dir)
 	}
 	h.pending = append(h.pending, req)
 	h.lastReq = r.Round
@@ -211,9 +211,9 @@ func (h *Handshake) response(dst []Finding, p []byte) []Finding {
 	switch {
 	case found:
 		if hdr.DirHash != req.dirHash {
-			dst = append(dst, finding(anomaly.ChecksumDirHash, round, hdr.DirOff,
+			dst = append(dst, findingf(anomaly.ChecksumDirHash, round, hdr.DirOff,
 				"round %s dir_hash 0x%08X, want 0x%08X = StringHash(%q)",
-				RoundName(hdr.Round), hdr.DirHash, req.dirHash, req.dir))
+				anomaly.S(RoundName(hdr.Round)), anomaly.U(hdr.DirHash), anomaly.U(req.dirHash), anomaly.S(req.dir)))
 		}
 		if hdr.Round == h.lastReq {
 			h.answered = true
@@ -282,4 +282,15 @@ func (h *Handshake) gameStart(dst []Finding, op byte) []Finding {
 	}
 	return append(dst, finding(anomaly.ChecksumMissingComplete, NoRound, 0,
 		"%s sent without a preceding ChecksumComplete 0x28", name))
+}
+
+// internDir returns dir as a string, the stock round's own when it is one
+// (the usual case): requests repeat per player, their text is rarely shown.
+func internDir(dir []byte) string {
+	for _, rs := range Rounds {
+		if d := TrimDir(rs.Dir); d == string(dir) {
+			return d
+		}
+	}
+	return string(dir)
 }

@@ -152,7 +152,7 @@ func TestHandshakeScripts(t *testing.T) {
 				t.Fatalf("codes %v, want %v\n%+v", codes(got), tt.want, got)
 			}
 			for _, f := range got {
-				if f.Severity() == 0 || f.Message == "" {
+				if f.Severity() == 0 || f.Message() == "" {
 					t.Errorf("finding %+v", f)
 				}
 			}
@@ -311,7 +311,7 @@ func TestHandshakeLongDirectory(t *testing.T) {
 	h.Feed(nil, true, AppendRequest(nil, &Request{Round: 1, Dir: dir, Filter: []byte("x")}))
 	bad := &Response{Round: 1, DirHash: 1}
 	fs := h.Feed(nil, false, AppendResponse(nil, bad))
-	if len(fs) != 1 || fs[0].Code != anomaly.ChecksumDirHash || len(fs[0].Message) > 300 {
+	if len(fs) != 1 || fs[0].Code != anomaly.ChecksumDirHash || len(fs[0].Message()) > 300 {
 		t.Errorf("wrong dir_hash: findings %v", fs)
 	}
 }

@@ -119,7 +119,7 @@ func TestCompareStock(t *testing.T) {
 		}
 		for i, f := range got {
 			if f.Code != anomaly.ChecksumFileMismatch || f.Severity() != anomaly.Note || f.Round != int(tt.round) ||
-				!strings.Contains(f.Message, tt.want[i]) {
+				!strings.Contains(f.Message(), tt.want[i]) {
 				t.Errorf("round %d: %+v, want %q", tt.round, f, tt.want[i])
 			}
 		}
@@ -144,8 +144,8 @@ func TestCompareUnknown(t *testing.T) {
 	if !reflect.DeepEqual(codes(got), want) {
 		t.Fatalf("%+v", got)
 	}
-	if !strings.Contains(got[1].Message, "scripts/ships/Hardpoints/akira.pyc") ||
-		!strings.Contains(got[0].Message, "0x11111111") || !strings.Contains(got[2].Message, "directory 0x22222222") {
+	if !strings.Contains(got[1].Message(), "scripts/ships/Hardpoints/akira.pyc") ||
+		!strings.Contains(got[0].Message(), "0x11111111") || !strings.Contains(got[2].Message(), "directory 0x22222222") {
 		t.Errorf("%+v", got)
 	}
 	// Through the Handshake.

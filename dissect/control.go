@@ -13,13 +13,15 @@ func decodeControl(peer uint8, m *transport.Message, f *game.Fields) {
 	p := m.Payload
 	switch m.Type {
 	case transport.TypePeerInfo:
-		pi, err := transport.ParsePeerInfo(p)
+		pi, err := transport.ParsePeerInfoRaw(p)
 		if len(p) < 5 {
 			return
 		}
+		// The texts go to f's own storage: keepalives repeat this per datagram.
+		var buf [64]byte
 		f.Uint("peer_id", 0, 1, uint64(pi.PeerID))
-		f.String("ip", 1, 4, []byte(pi.Addr.String()))
-		f.String("name", 5, pi.NameLen, []byte(pi.Name))
+		f.StringCopy("ip", 1, 4, pi.Addr.AppendTo(buf[:0]))
+		f.StringCopy("name", 5, pi.NameLen, transport.AppendUTF16LE(buf[:0], pi.RawName))
 		if err != nil {
 			f.Note(err.Error())
 		}
@@ -30,7 +32,8 @@ func decodeControl(peer uint8, m *transport.Message, f *game.Fields) {
 				return
 			}
 			f.String("role", 0, 0, roleRequest)
-			f.String("ip", 0, 4, []byte(cr.Addr.String()))
+			var buf [16]byte
+			f.StringCopy("ip", 0, 4, cr.Addr.AppendTo(buf[:0]))
 			f.Bytes("port_bytes", 4, p[4:6])
 			if len(cr.Extra) > 0 {
 				f.Bytes("extra", 6, cr.Extra)
@@ -52,7 +55,8 @@ func decodeControl(peer uint8, m *transport.Message, f *game.Fields) {
 			return
 		}
 		f.Uint("peer_id", 0, 1, uint64(dc.PeerID))
-		f.String("ip", 1, 4, []byte(dc.Addr.String()))
+		var buf [16]byte
+		f.StringCopy("ip", 1, 4, dc.Addr.AppendTo(buf[:0]))
 		if len(p) > 5 {
 			f.Bytes("extra", 5, p[5:])
 		}

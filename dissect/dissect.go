@@ -3,7 +3,6 @@ package dissect
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/bcdump/bcdump/checksum"
@@ -163,13 +162,13 @@ func decodeGame(dg *Datagram) {
 // datagram (its truncation is noted once the cut is known, in Decode).
 func captureNotes(dg *Datagram, p *capture.Packet) {
 	if p.FragsLost != "" {
-		dg.Anomalies = append(dg.Anomalies, anomaly.New(anomaly.IPFragmentIncomplete, anomaly.NoMsg, anomaly.NoOffset, "%s", p.FragsLost))
+		dg.Anomalies = append(dg.Anomalies, anomaly.NewText(anomaly.IPFragmentIncomplete, anomaly.NoMsg, anomaly.NoOffset, anomaly.Literal(p.FragsLost)))
 	}
 	if n := p.LenExcess(); n > 0 {
 		ci := &p.CaptureInfo
-		dg.Anomalies = append(dg.Anomalies, anomaly.New(anomaly.CaplenExceedsLen, anomaly.NoMsg, anomaly.NoOffset,
+		dg.Anomalies = append(dg.Anomalies, anomaly.Newf(anomaly.CaplenExceedsLen, anomaly.NoMsg, anomaly.NoOffset,
 			"the capture record holds %d bytes, %d more than the packet's original length %d (a broken capture writer); all of them are decoded",
-			ci.CaptureLength, n, ci.Length))
+			anomaly.I(ci.CaptureLength), anomaly.I(n), anomaly.I(ci.Length)))
 	}
 }
 
@@ -177,7 +176,7 @@ func captureNotes(dg *Datagram, p *capture.Packet) {
 func truncatedNote(dg *Datagram) anomaly.Anomaly {
 	a := anomaly.Anomaly{Code: anomaly.Truncated, Msg: anomaly.NoMsg, Offset: anomaly.NoOffset}
 	if dg.Missing == 0 {
-		a.Message = "the capture holds less of the packet than its IP header claims; the UDP payload is whole"
+		a.Text = anomaly.Literal("the capture holds less of the packet than its IP header claims; the UDP payload is whole")
 		return a
 	}
 	b := make([]byte, 0, 160)
@@ -197,7 +196,7 @@ func truncatedNote(dg *Datagram) anomaly.Anomaly {
 			b = fmt.Appendf(b, "; %d more not captured", t.Uncaptured)
 		}
 	}
-	a.Message = string(b)
+	a.Text = anomaly.Literal(string(b))
 	return a
 }
 
@@ -344,25 +343,19 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 	if err == nil {
 		return
 	}
-	var me *game.MalformedError
-	if !errors.As(err, &me) {
-		me = &game.MalformedError{Off: 0, Reason: err.Error()}
-	}
+	me := asMalformed(err)
 	p.Malformed = me
 	name := "?"
 	if op != nil {
 		name = op.Name
 	}
-	dg.Anomalies = append(dg.Anomalies, anomaly.Anomaly{
-		Code:    anomaly.PayloadMalformed,
-		Message: name + ": " + me.Reason, Offset: off + me.Off, Msg: i,
-	})
-	if off == anomaly.NoOffset {
-		// A reassembled payload has no place in this datagram.
-		a := &dg.Anomalies[len(dg.Anomalies)-1]
-		a.Offset = anomaly.NoOffset
-		a.Message += " (in the reassembled payload at offset " + strconv.Itoa(me.Off) + ")"
+	// A reassembled payload has no place in this datagram.
+	reasm := off == anomaly.NoOffset
+	aoff := off + me.Off
+	if reasm {
+		aoff = anomaly.NoOffset
 	}
+	dg.Anomalies = append(dg.Anomalies, anomaly.NewText(anomaly.PayloadMalformed, i, aoff, me.Text(name, reasm)))
 }
 
 // ReaderNotes holds notes of the capture reader as events for Finish, with
@@ -377,4 +370,18 @@ func (d *Dissector) ReaderNotes(notes []capture.Note) {
 		}
 		d.hold([]Event{e})
 	}
+}
+
+// asMalformed returns err as a *game.MalformedError, converting other
+// errors. The decoders return one unwrapped: the type assertion spares the
+// allocation errors.As's target costs.
+func asMalformed(err error) *game.MalformedError {
+	if me, ok := err.(*game.MalformedError); ok {
+		return me
+	}
+	var me *game.MalformedError
+	if !errors.As(err, &me) {
+		me = game.NewMalformed(0, err.Error())
+	}
+	return me
 }

@@ -33,10 +33,10 @@ func TestEventLimit(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Fatalf("Finish codes %v, want %s", got, want)
 	}
-	if m := end[2].Message; !strings.HasPrefix(m, "1 more fragment-incomplete (warn) anomalies") {
+	if m := end[2].Message(); !strings.HasPrefix(m, "1 more fragment-incomplete (warn) anomalies") {
 		t.Errorf("first note %q", m)
 	}
-	if m := end[3].Message; !strings.HasPrefix(m, "2 more retransmit-unacked (warn) anomalies") {
+	if m := end[3].Message(); !strings.HasPrefix(m, "2 more retransmit-unacked (warn) anomalies") {
 		t.Errorf("second note %q", m)
 	}
 }

@@ -118,20 +118,20 @@ func (s *handshakes) feed(d *Dissector, f *hsFlow, fl transport.Flow, dg *Datagr
 			if j+1 == len(s.found) || s.found[j+1].Code != fd.Code {
 				dg.Anomalies = append(dg.Anomalies, anomaly.Anomaly{
 					Code: fd.Code, Offset: anomaly.NoOffset, Msg: i,
-					Message: strconv.Itoa(folded) + " more " + fd.Code.String() + " findings in this payload (not listed)",
+					Text: anomaly.Literal(strconv.Itoa(folded) + " more " + fd.Code.String() + " findings in this payload (not listed)"),
 				})
 				folded = 0
 			}
 			continue
 		}
 		a := anomaly.Anomaly{
-			Code:    fd.Code,
-			Message: fd.Message, Offset: anomaly.NoOffset, Msg: i,
+			Code: fd.Code, Text: fd.Text,
+			Offset: anomaly.NoOffset, Msg: i,
 		}
 		switch {
 		case fd.Off == anomaly.NoOffset:
 		case off == anomaly.NoOffset:
-			a.Message += " (in the reassembled payload at offset " + strconv.Itoa(fd.Off) + ")"
+			a.Text = anomaly.Literal(fd.Message() + " (in the reassembled payload at offset " + strconv.Itoa(fd.Off) + ")")
 		default:
 			a.Offset = off + fd.Off
 		}

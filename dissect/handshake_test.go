@@ -150,7 +150,7 @@ func TestHandshakeStockExcerpts(t *testing.T) {
 				t.Errorf("round 0xFF: %d names resolved (want 33), dir %q", len(ff["name_hash"]), ff["dir_hash"])
 			}
 			for _, a := range out[2].anoms {
-				if !strings.Contains(a.Message, "App.pyc") || a.Msg != 0 || a.Severity() != anomaly.Note {
+				if !strings.Contains(a.Message(), "App.pyc") || a.Msg != 0 || a.Severity() != anomaly.Note {
 					t.Errorf("frame 3 anomaly %+v should be a note about App.pyc on message 0", a)
 				}
 			}
@@ -228,7 +228,7 @@ func TestHandshakeSample(t *testing.T) {
 				unknown = append(unknown, a)
 			}
 		}
-		if len(unknown) != maxFindingsPerCode+1 || !strings.HasPrefix(unknown[maxFindingsPerCode].Message, "93 more") {
+		if len(unknown) != maxFindingsPerCode+1 || !strings.HasPrefix(unknown[maxFindingsPerCode].Message(), "93 more") {
 			t.Errorf("frame 14: %d file-unknown anomalies, want %d then a fold of 93", len(unknown), maxFindingsPerCode+1)
 		}
 		if s.names["name_hash"][0] != "Akira.pyc" {
@@ -507,7 +507,7 @@ func TestHandshakeFindings(t *testing.T) {
 			}
 			for i, w := range tt.want {
 				a := anoms[i]
-				if a.Code != w.code || a.Offset != w.offset || a.Msg != w.msg || !strings.Contains(a.Message, w.text) {
+				if a.Code != w.code || a.Offset != w.offset || a.Msg != w.msg || !strings.Contains(a.Message(), w.text) {
 					t.Errorf("anomaly %d = %+v\nwant code %s offset %d msg %d containing %q", i, a, w.code, w.offset, w.msg, w.text)
 				}
 			}

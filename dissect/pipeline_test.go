@@ -58,7 +58,7 @@ func render(t *testing.T, path string, m runMode) ([]byte, error) {
 				out = append(out, ' ')
 				out = strconv.AppendInt(out, int64(e.Frame), 10)
 				out = append(out, ' ')
-				out = append(out, e.Message...)
+				out = e.AppendMessage(out)
 				out = append(out, '\n')
 			}
 			return nil

@@ -520,7 +520,9 @@ func (e *Eval) number(id int, text []byte) {
 func (e *Eval) anomaly(p *anomIDs, a *anomaly.Anomaly) {
 	e.str(p.code, a.Code.String())
 	e.str(p.severity, a.Severity().String())
-	e.str(p.message, a.Message)
+	if p.message >= 0 { // built only for a filter that reads it
+		e.str(p.message, a.Message())
+	}
 	if a.Offset != anomaly.NoOffset {
 		e.f.Int(p.offset, int64(a.Offset))
 	}

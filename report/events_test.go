@@ -18,7 +18,7 @@ func TestEventsMidCapture(t *testing.T) {
 		Client: netip.MustParseAddrPort("10.0.0.2:50000"), Server: netip.MustParseAddrPort("10.0.0.1:22101"),
 		Frame: 7,
 		Anomaly: anomaly.Anomaly{Code: anomaly.PeerTimeout, Msg: anomaly.NoMsg,
-			Message: "client went silent", Offset: anomaly.NoOffset},
+			Text: anomaly.Literal("client went silent"), Offset: anomaly.NoOffset},
 	}}
 	tests := []struct {
 		name string

@@ -90,7 +90,7 @@ func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 			b = appendHex4(b, a.Offset)
 		}
 		b = append(b, ": "...)
-		b = append(b, anomalyText(a)...)
+		b = a.AppendMessage(b)
 		b = h.pal.end(b, c)
 		b = append(b, '\n')
 	}

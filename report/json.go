@@ -360,7 +360,7 @@ func appendAnomalyKeys(b []byte, first *bool, a *anomaly.Anomaly) []byte {
 	b = appendKey(b, first, "severity")
 	b = appendStr(b, a.Severity().String())
 	b = appendKey(b, first, "message")
-	b = appendStr(b, anomalyText(a))
+	b = appendAnomalyMessage(b, a)
 	if a.Offset != anomaly.NoOffset {
 		b = appendKey(b, first, "offset")
 		b = strconv.AppendInt(b, int64(a.Offset), 10)

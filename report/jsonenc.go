@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // A small append-only JSON writer: the JSON reporter runs once per datagram
@@ -265,4 +266,21 @@ func appendValueC(b []byte, f *game.Field, fc *floatCache) []byte {
 		return append(b, ']')
 	}
 	return append(b, "null"...)
+}
+
+// appendAnomalyMessage appends an anomaly's message as a JSON string. The
+// text is put into words here, when printed (anomaly.Text keeps it as
+// parts): formatted onto the end of b, then quoted back into place from a
+// stack copy (a buffer handed to the formatter itself would escape to the
+// heap).
+func appendAnomalyMessage(b []byte, a *anomaly.Anomaly) []byte {
+	n := len(b)
+	b = a.AppendMessage(b)
+	var buf [512]byte
+	if len(b)-n > len(buf) {
+		raw := append([]byte(nil), b[n:]...) // rare: a very long message
+		return appendString(b[:n], raw)
+	}
+	raw := buf[:copy(buf[:], b[n:])]
+	return appendString(b[:n], raw)
 }

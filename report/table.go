@@ -248,7 +248,7 @@ func (t *Table) writeEvents(label string, ev []dissect.Event) error {
 			b = e.Client.AppendTo(b)
 		}
 		b = append(b, ": "...)
-		b = append(b, anomalyText(&e.Anomaly)...)
+		b = e.AppendMessage(b)
 		b = append(b, '\n')
 		if t.compact != nil {
 			b = cutLine(b, t.compact.Width)

@@ -6,7 +6,6 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
-	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // Text renderings shared by the table and hexdump reporters.
@@ -225,7 +224,3 @@ func appendControlBrief(b []byte, fs []game.Field) []byte {
 	}
 	return b
 }
-
-// anomalyText is an anomaly's message for people: the one place the
-// renderers read it, should it come to be formatted on demand.
-func anomalyText(a *anomaly.Anomaly) string { return a.Message }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Payloads of the connection-management types, as far as protocol-facts 4.2
@@ -20,11 +21,22 @@ type PeerInfo struct {
 	PeerID  uint8
 	Addr    netip.Addr
 	Name    string
-	NameLen int // bytes of the name including the terminator
+	NameLen int    // bytes of the name including the terminator
+	RawName []byte // the name's UTF-16LE bytes without the terminator (aliases the payload)
 }
 
 // ParsePeerInfo decodes a type 0x00 payload.
 func ParsePeerInfo(p []byte) (PeerInfo, error) {
+	pi, err := ParsePeerInfoRaw(p)
+	if len(p) >= 5 {
+		pi.Name = string(AppendUTF16LE(nil, pi.RawName))
+	}
+	return pi, err
+}
+
+// ParsePeerInfoRaw is ParsePeerInfo without decoding the name into Name,
+// which allocates: decode RawName with AppendUTF16LE where it is needed.
+func ParsePeerInfoRaw(p []byte) (PeerInfo, error) {
 	var pi PeerInfo
 	if len(p) < 5 {
 		return pi, errShortPayload
@@ -34,22 +46,34 @@ func ParsePeerInfo(p []byte) (PeerInfo, error) {
 	name := p[5:]
 	for i := 0; i+1 < len(name); i += 2 {
 		if name[i] == 0 && name[i+1] == 0 {
-			pi.NameLen = i + 2
-			pi.Name = decodeUTF16LE(name[:i])
+			pi.NameLen, pi.RawName = i+2, name[:i:i]
 			return pi, nil
 		}
 	}
-	pi.Name = decodeUTF16LE(name)
-	pi.NameLen = len(name)
+	pi.NameLen, pi.RawName = len(name), name
 	return pi, errNoNameEnd
 }
 
-func decodeUTF16LE(b []byte) string {
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+// AppendUTF16LE appends the UTF-16LE text b as UTF-8, as
+// string(utf16.Decode(units)) would: an unpaired surrogate becomes U+FFFD;
+// an odd last byte is ignored.
+func AppendUTF16LE(dst, b []byte) []byte {
+	for i := 0; i+1 < len(b); i += 2 {
+		r := rune(uint16(b[i]) | uint16(b[i+1])<<8)
+		if utf16.IsSurrogate(r) {
+			if i+3 < len(b) {
+				r2 := rune(uint16(b[i+2]) | uint16(b[i+3])<<8)
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					dst = utf8.AppendRune(dst, dec)
+					i += 2
+					continue
+				}
+			}
+			r = utf8.RuneError
+		}
+		dst = utf8.AppendRune(dst, r)
 	}
-	return string(utf16.Decode(u))
+	return dst
 }
 
 // ConnectRequest is the type 0x03 payload a client sends from peer id 0xFF:

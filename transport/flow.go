@@ -121,10 +121,13 @@ type Tracker struct {
 	lru    flowList              // active flows, most recently active first
 	timers flowHeap              // active flows by due time
 	batch  []*flow               // scratch for sweep
-	bytes  int                   // estimated state of the active flows
-	nextID FlowID
-	spare  []*flow // finished flows kept for reuse
-	rpool  []*reassembly
+	pieces []piece               // unused part of the chunk newPieces hands out
+
+	whyIdle, whyReasm string // whyText's texts, built once
+	bytes             int    // estimated state of the active flows
+	nextID            FlowID
+	spare             []*flow // finished flows kept for reuse
+	rpool             []*reassembly
 
 	done     []FlowStats
 	other    FlowStats
@@ -440,7 +443,7 @@ func (t *Tracker) endSession(f *flow, why string) {
 func (t *Tracker) checkTimeouts(f *flow) {
 	for i := 0; i < len(f.reasm); {
 		if r := f.reasm[i]; t.now-r.first > int64(t.cfg.ReassemblyTimeout) {
-			t.reasmIncomplete(f, i, fmt.Sprintf("after %s (reassembly timeout)", t.cfg.ReassemblyTimeout))
+			t.reasmIncomplete(f, i, t.whyText(&t.whyReasm, "after %s (reassembly timeout)", t.cfg.ReassemblyTimeout))
 			continue
 		}
 		i++
@@ -457,9 +460,20 @@ func (t *Tracker) checkTimeouts(f *flow) {
 		if d == S2C {
 			who = "server"
 		}
-		t.flowEvent(f, f.lastFr[d], -1, anomaly.NoOffset, f.lastDir[d]+int64(t.cfg.PeerTimeout), anomaly.PeerTimeout,
-			"%s %s%s sent nothing for more than the %s peer timeout after frame %d",
-			who, t.endpoint(f, d), f.peerLabel(d), t.cfg.PeerTimeout, f.lastFr[d])
+		// Typed arguments: a peer may fall silent many times per flow.
+		format := "%s %s sent nothing for more than the %s peer timeout after frame %d"
+		args := [5]anomaly.Arg{anomaly.S(who), anomaly.AddrPort(t.endpoint(f, d)), anomaly.D(t.cfg.PeerTimeout), anomaly.I(f.lastFr[d])}
+		n := 4
+		if id, ok := f.peerNum(d); ok {
+			format = "%s %s (peer %d) sent nothing for more than the %s peer timeout after frame %d"
+			args, n = [5]anomaly.Arg{args[0], args[1], anomaly.U(id), args[2], args[3]}, 5
+		}
+		t.events = append(t.events, Event{
+			Flow: f.id, Client: f.key.Client, Server: f.key.Server, Frame: f.lastFr[d],
+			Time:    time.Unix(0, f.lastDir[d]+int64(t.cfg.PeerTimeout)).UTC(),
+			Anomaly: anomaly.Newf(anomaly.PeerTimeout, -1, anomaly.NoOffset, format, args[:n]...),
+		})
+		f.count(anomaly.PeerTimeout)
 	}
 }
 
@@ -470,14 +484,15 @@ func (t *Tracker) endpoint(f *flow, d Dir) netip.AddrPort {
 	return f.key.Client
 }
 
-func (f *flow) peerLabel(d Dir) string {
+// peerNum is the peer id peerLabel shows, if any.
+func (f *flow) peerNum(d Dir) (uint8, bool) {
 	switch {
 	case d == C2S && f.hasPeer:
-		return fmt.Sprintf(" (peer %d)", f.peerID)
+		return f.peerID, true
 	case d == S2C && f.hasServer:
-		return fmt.Sprintf(" (peer %d)", f.serverID)
+		return f.serverID, true
 	}
-	return ""
+	return 0, false
 }
 
 // checkPeerID learns the sender's id from byte 0 and flags a changed id.
@@ -579,6 +594,17 @@ func (t *Tracker) msgAnom(f *flow, i int, m *Message, code anomaly.Code, format 
 	f.count(code)
 }
 
+// msgAnomf is msgAnom with typed arguments, which record without
+// allocating (see anomaly.Newf).
+func (t *Tracker) msgAnomf(f *flow, i int, m *Message, code anomaly.Code, format string, args ...anomaly.Arg) {
+	off := anomaly.NoOffset
+	if m != nil {
+		off = m.Offset
+	}
+	t.canoms = append(t.canoms, anomaly.Newf(code, i, off, format, args...))
+	f.count(code)
+}
+
 // flowEvent records an anomaly about earlier traffic of f.
 func (t *Tracker) flowEvent(f *flow, frame, msg, off int, ts int64, code anomaly.Code, format string, args ...any) {
 	t.events = append(t.events, Event{
@@ -586,4 +612,14 @@ func (t *Tracker) flowEvent(f *flow, frame, msg, off int, ts int64, code anomaly
 		Frame: frame, Time: time.Unix(0, ts).UTC(), Anomaly: anomaly.New(code, msg, off, format, args...),
 	})
 	f.count(code)
+}
+
+// whyText returns fmt.Sprintf(format, d), built on first use into *cache:
+// the timeouts are fixed per Tracker, the text is not worth a Sprintf per
+// flow.
+func (t *Tracker) whyText(cache *string, format string, d time.Duration) string {
+	if *cache == "" {
+		*cache = fmt.Sprintf(format, d)
+	}
+	return *cache
 }

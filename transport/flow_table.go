@@ -181,7 +181,7 @@ func (t *Tracker) sweep() {
 	for _, f := range batch {
 		t.checkTimeouts(f)
 		if t.now-f.last > int64(t.cfg.FlowIdle) {
-			t.finishFlow(f, fmt.Sprintf("when its flow went idle for %s", t.cfg.FlowIdle))
+			t.finishFlow(f, t.whyText(&t.whyIdle, "when its flow went idle for %s", t.cfg.FlowIdle))
 			continue
 		}
 		f.due = t.due(f)

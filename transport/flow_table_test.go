@@ -149,7 +149,7 @@ func TestFlowTableManyFlows(t *testing.T) {
 				}
 			}
 			if ev := tr.Events(); len(ev) != 0 {
-				t.Errorf("%d events, first %s", len(ev), ev[0].Message)
+				t.Errorf("%d events, first %s", len(ev), ev[0].Message())
 			}
 			if err := tr.checkTable(); err != nil {
 				t.Fatal(err)
@@ -213,7 +213,7 @@ func TestFlowTableEvictionNote(t *testing.T) {
 		t.Fatalf("events %+v", ev)
 	}
 	want := "flow evicted after 1s idle: the state of the active flows reached the"
-	if !strings.HasPrefix(ev[0].Message, want) || !strings.HasSuffix(ev[0].Message, "bound (MaxFlowBytes; 1 flows active)") {
-		t.Errorf("message %q, want %q...", ev[0].Message, want)
+	if !strings.HasPrefix(ev[0].Message(), want) || !strings.HasSuffix(ev[0].Message(), "bound (MaxFlowBytes; 1 flows active)") {
+		t.Errorf("message %q, want %q...", ev[0].Message(), want)
 	}
 }

@@ -14,8 +14,8 @@ func TestReassemblyTimeout(t *testing.T) {
 		{at: 7, dg: trkDG(2, trkFrag(3, 0, 2, []byte("a"))), want: "new"},
 	}, events: []string{"fragment-incomplete@1.0"}})
 	want := "reassembly of c2s seq 3 incomplete after 5s (reassembly timeout): fragment 0 (with the total) missing, have 1 (1 bytes)"
-	if events[0].Message != want || !events[0].Time.Equal(trkEpoch) {
-		t.Errorf("got %q at %v\nwant %q", events[0].Message, events[0].Time, want)
+	if events[0].Message() != want || !events[0].Time.Equal(trkEpoch) {
+		t.Errorf("got %q at %v\nwant %q", events[0].Message(), events[0].Time, want)
 	}
 }
 
@@ -33,11 +33,11 @@ func TestReassemblyTexts(t *testing.T) {
 	} {
 		Decode(b, &dg)
 		for _, a := range tr.Track(Packet{Frame: i + 1, Time: trkEpoch, Client: trkClients[0], Server: trkServers[0]}, &dg, info, nil) {
-			msgs = append(msgs, a.Message)
+			msgs = append(msgs, a.Message())
 		}
 	}
 	for _, e := range tr.Finish() {
-		msgs = append(msgs, e.Message)
+		msgs = append(msgs, e.Message())
 	}
 	want := []string{
 		"dropped the reassembly of c2s seq 1 (first fragment frame 1, missing fragments 1 of 2, have 0 (20 bytes)) to open one more than 2 reassemblies",

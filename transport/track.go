@@ -228,13 +228,15 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		// the sender reused the seq (OpenBC's keepalives reuse low seq 0 of
 		// its Connect reply; captures stitched from several sessions too).
 		old := &ch.slots[slot]
-		what, was := m.Type.Name(), old.typ.Name()
 		if old.typ == m.Type {
-			what, was = fmt.Sprintf("opcode 0x%02X", op), fmt.Sprintf("opcode 0x%02X", old.op)
+			t.msgAnomf(f, i, m, anomaly.SeqReuse,
+				"%s %s seq %d reused by another message (opcode 0x%02X) while opcode 0x%02X (frame %d) still holds it; tracked as a new message",
+				anomaly.S(d.String()), anomaly.S(c.String()), anomaly.U(m.Seq), anomaly.I(op), anomaly.I(old.op), anomaly.I(old.frame))
+		} else {
+			t.msgAnomf(f, i, m, anomaly.SeqReuse,
+				"%s %s seq %d reused by another message (%s) while %s (frame %d) still holds it; tracked as a new message",
+				anomaly.S(d.String()), anomaly.S(c.String()), anomaly.U(m.Seq), anomaly.S(m.Type.Name()), anomaly.S(old.typ.Name()), anomaly.I(old.frame))
 		}
-		t.msgAnom(f, i, m, anomaly.SeqReuse,
-			"%s %s seq %d reused by another message (%s) while %s (frame %d) still holds it; tracked as a new message",
-			d, c, m.Seq, what, was, old.frame)
 		t.finishMsg(f, d, c, slot)
 		ok = false
 	}
@@ -292,6 +294,9 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		} else {
 			// evict may have finished other messages, but never slot.
 			e = &ch.slots[slot]
+			if cap(e.pieces) == 0 {
+				e.pieces = t.newPieces()
+			}
 			e.pieces = append(e.pieces, piece{key: key, hash: h, frame: frame, msg: int32(i), first: ts})
 			ch.pieces++
 		}
@@ -306,6 +311,19 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 	if m.Fragment {
 		t.reassemble(f, d, e, frame, ts, i, m, mi)
 	}
+}
+
+// newPieces returns an empty one-piece buffer for a slot that has none,
+// cut from a shared chunk: a new slot (every message of a new flow) then
+// costs no allocation of its own. A fragmented message outgrows it by
+// append as usual.
+func (t *Tracker) newPieces() []piece {
+	if len(t.pieces) == 0 {
+		t.pieces = make([]piece, 256)
+	}
+	p := t.pieces[:0:1]
+	t.pieces = t.pieces[1:]
+	return p
 }
 
 // resent counts a retransmission of p (nil: of the message as a whole).
@@ -328,8 +346,16 @@ func (t *Tracker) resent(f *flow, d Dir, e *sentMsg, p *piece, frame int, ts int
 		mi.FirstFrame, mi.FirstMsg = p.frame, int(p.msg)
 	}
 	mi.RetransmitCount = count
-	t.msgAnom(f, i, m, anomaly.Retransmit, "retransmission %d of %s, first sent in frame %d %s earlier",
-		count, pieceLabel(d, m.Channel(), m.Seq, pieceKey(m.Fragment, m.FragIdx)), firstFrame, time.Duration(ts-first))
+	// Typed arguments: this runs for every retransmission.
+	if m.Fragment {
+		t.msgAnomf(f, i, m, anomaly.Retransmit, "retransmission %d of %s %s seq %d fragment %d, first sent in frame %d %s earlier",
+			anomaly.I(count), anomaly.S(d.String()), anomaly.S(m.Channel().String()), anomaly.U(m.Seq), anomaly.U(m.FragIdx),
+			anomaly.I(firstFrame), anomaly.D(time.Duration(ts-first)))
+		return
+	}
+	t.msgAnomf(f, i, m, anomaly.Retransmit, "retransmission %d of %s %s seq %d, first sent in frame %d %s earlier",
+		anomaly.I(count), anomaly.S(d.String()), anomaly.S(m.Channel().String()), anomaly.U(m.Seq),
+		anomaly.I(firstFrame), anomaly.D(time.Duration(ts-first)))
 }
 
 // ack matches ACK message i of the current datagram, sent in d, against the

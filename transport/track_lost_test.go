@@ -65,9 +65,9 @@ func TestTrackerLost(t *testing.T) {
 	for _, e := range tr.Finish() {
 		switch e.Code {
 		case anomaly.FragmentIncomplete:
-			t.Errorf("event %s: %s", e.Code, e.Message)
+			t.Errorf("event %s: %s", e.Code, e.Message())
 		case anomaly.RetransmitUnacked:
-			unacked = append(unacked, e.Message)
+			unacked = append(unacked, e.Message())
 		}
 	}
 	if len(unacked) != 1 || !strings.Contains(unacked[0], "seq 6 ") {
@@ -103,6 +103,6 @@ func TestTrackerCutAck(t *testing.T) {
 	p.Frame, p.Time, p.Dir, p.Size = 3, trkAt(0.3), C2S, len(b)
 	tr.Track(p, &dg, info, nil)
 	for _, e := range tr.Finish() {
-		t.Errorf("event %s: %s", e.Code, e.Message)
+		t.Errorf("event %s: %s", e.Code, e.Message())
 	}
 }

@@ -95,8 +95,8 @@ func TestSeed001(t *testing.T) {
 				t.Fatalf("want exactly one event, got %d", len(events))
 			}
 			e := events[0]
-			if e.Message != tc.text {
-				t.Errorf("message:\n got: %s\nwant: %s", e.Message, tc.text)
+			if e.Message() != tc.text {
+				t.Errorf("message:\n got: %s\nwant: %s", e.Message(), tc.text)
 			}
 			if e.Severity() != anomaly.Warn || !e.Time.Equal(trkEpoch) || e.Offset != 2 {
 				t.Errorf("event %+v: want warn at the first send, offset 2", e)

@@ -230,8 +230,8 @@ func TestPeerTimeout(t *testing.T) {
 			t.Errorf("event %d at %.3f s, want %.3f", i, got, wantTimes[i])
 		}
 	}
-	if want := "client 10.0.0.2:50000 (peer 2) sent nothing for more than the 45s peer timeout after frame 1"; events[0].Message != want {
-		t.Errorf("message %q, want %q", events[0].Message, want)
+	if want := "client 10.0.0.2:50000 (peer 2) sent nothing for more than the 45s peer timeout after frame 1"; events[0].Message() != want {
+		t.Errorf("message %q, want %q", events[0].Message(), want)
 	}
 	if s := trkStats(t, tr, 0, 0); s.Anomalies[anomaly.PeerTimeout] != 3 {
 		t.Errorf("flow 1 peer timeouts %d, want 3", s.Anomalies[anomaly.PeerTimeout])

@@ -307,7 +307,7 @@ func TestDecodeBadInput(t *testing.T) {
 				t.Fatalf("anomalies %+v, want one %s", dg.Anomalies, tt.code)
 			}
 			a := dg.Anomalies[0]
-			if a.Code != tt.code || a.Offset != tt.offset || a.Message == "" || a.Severity() == 0 {
+			if a.Code != tt.code || a.Offset != tt.offset || a.Message() == "" || a.Severity() == 0 {
 				t.Errorf("anomaly %+v, want code %s at %d", a, tt.code, tt.offset)
 			}
 		})

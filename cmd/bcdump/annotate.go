@@ -39,7 +39,7 @@ func (a *annotations) isSelected(frame int) bool {
 // comment is one finding as a packet comment: `bcdump: error
 // unacked-fragment-retransmit: message`.
 func comment(an *anomaly.Anomaly) string {
-	return "bcdump: " + an.Severity().String() + " " + an.Code.String() + ": " + an.Message
+	return "bcdump: " + an.Severity().String() + " " + an.Code.String() + ": " + an.Message()
 }
 
 func (a *annotations) Datagram(d *dissect.Datagram) error {

@@ -179,14 +179,14 @@ func TestDefragLostInOrder(t *testing.T) {
 		if i == 2 && !bytes.Equal(p.Payload, udpB[8:]) {
 			t.Errorf("datagram %d: payload %x", i, p.Payload)
 		}
-		if w.lost == "" && len(p.Lost) > 0 || w.lost != "" && (len(p.Lost) != 1 || !strings.Contains(p.Lost[0].Message, w.lost)) {
+		if w.lost == "" && len(p.Lost) > 0 || w.lost != "" && (len(p.Lost) != 1 || !strings.Contains(p.Lost[0].Message(), w.lost)) {
 			t.Errorf("datagram %d: lost %+v, want %q", i, p.Lost, w.lost)
 		}
 	}
-	if l := got[3].Lost; len(l) == 1 && (!strings.Contains(l[0].Message, "after 30s") || l[0].Frame != 7 || l[0].Src.Addr() != cli4.Addr()) {
+	if l := got[3].Lost; len(l) == 1 && (!strings.Contains(l[0].Message(), "after 30s") || l[0].Frame != 7 || l[0].Src.Addr() != cli4.Addr()) {
 		t.Errorf("timeout note: %+v", l[0])
 	}
-	if n := r.TakeNotes(); len(n) != 1 || n[0].Frame != 10 || !strings.Contains(n[0].Message, "at the end of the capture") {
+	if n := r.TakeNotes(); len(n) != 1 || n[0].Frame != 10 || !strings.Contains(n[0].Message(), "at the end of the capture") {
 		t.Errorf("notes at the end: %+v", n)
 	}
 	if s := r.Stats(); s.Incomplete != 4 || s.Reassembled != 2 {

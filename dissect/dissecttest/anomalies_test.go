@@ -51,7 +51,7 @@ func TestAnomalySessions(t *testing.T) {
 				transport.Decode(d.Plain, &dg)
 				for _, a := range dg.Anomalies {
 					if a.Code != code {
-						t.Errorf("frame %d: codec anomaly %s: %s", i+1, a.Code, a.Message)
+						t.Errorf("frame %d: codec anomaly %s: %s", i+1, a.Code, a.Message())
 					}
 					flagged = append(flagged, i+1)
 				}

@@ -3,9 +3,11 @@ package game
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // cleanExamples returns the captured examples that decode without error.
@@ -22,8 +24,8 @@ func cleanExamples(t testing.TB) [][]byte {
 }
 
 // TestDecodeNoAllocs: decoding a well-formed payload into a reused Fields,
-// and summarizing it into a reused buffer, allocates nothing. (A malformed
-// payload allocates its one *MalformedError.)
+// and summarizing it into a reused buffer, allocates nothing. (See
+// TestMalformedNoAllocs for malformed payloads.)
 func TestDecodeNoAllocs(t *testing.T) {
 	ps := cleanExamples(t)
 	if len(ps) < 15 {
@@ -38,6 +40,64 @@ func TestDecodeNoAllocs(t *testing.T) {
 		})
 		if n != 0 {
 			t.Errorf("%s: %v allocations per decode+summary, want 0", Lookup(p[0]).Name, n)
+		}
+	}
+}
+
+// TestMalformedNoAllocs: a malformed payload decoded into a reused Fields
+// allocates nothing either, its error and anomaly text included; the words
+// are built only when asked for, and read as they always did.
+func TestMalformedNoAllocs(t *testing.T) {
+	clean := cleanExamples(t)
+	tests := []struct {
+		name string
+		p    []byte
+		want string // the reason, when the case pins it
+	}{
+		{"extra byte", append(append([]byte(nil), clean[0]...), 0xAA), "1 extra byte after the layout"},
+		{"object id cut", []byte{0x14, 1, 2}, "object: object id needs 4 bytes, 2 left"},
+		{"unknown class", []byte{0x02, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, ""},
+	}
+	for i, p := range clean {
+		if len(p) > 2 {
+			tests = append(tests, struct {
+				name string
+				p    []byte
+				want string
+			}{Lookup(p[0]).Name + " cut " + string(rune('a'+i%26)), p[:len(p)/2], ""})
+		}
+	}
+	var f Fields
+	for _, tt := range tests {
+		var err error
+		n := testing.AllocsPerRun(20, func() {
+			_, err = Decode(tt.p, &f)
+		})
+		me, ok := err.(*MalformedError)
+		if !ok {
+			t.Errorf("%s: error %v, want a *MalformedError", tt.name, err)
+			continue
+		}
+		if n != 0 {
+			t.Errorf("%s: %v allocations per malformed decode, want 0", tt.name, n)
+		}
+		op := Lookup(tt.p[0]).Name
+		var txt anomaly.Text
+		n = testing.AllocsPerRun(20, func() { txt = me.Text(op, false) })
+		if n != 0 {
+			t.Errorf("%s: %v allocations per anomaly text, want 0", tt.name, n)
+		}
+		if tt.want != "" && me.Reason() != tt.want {
+			t.Errorf("%s: reason %q, want %q", tt.name, me.Reason(), tt.want)
+		}
+		if got, want := me.Error(), "payload malformed at offset "+strconv.Itoa(me.Off)+": "+me.Reason(); got != want {
+			t.Errorf("%s: Error %q, want %q", tt.name, got, want)
+		}
+		if got, want := txt.String(), op+": "+me.Reason(); got != want {
+			t.Errorf("%s: text %q, want %q", tt.name, got, want)
+		}
+		if got, want := me.Text(op, true).String(), op+": "+me.Reason()+" (in the reassembled payload at offset "+strconv.Itoa(me.Off)+")"; got != want {
+			t.Errorf("%s: reassembled text %q, want %q", tt.name, got, want)
 		}
 	}
 }

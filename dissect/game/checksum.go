@@ -77,8 +77,14 @@ func summarizeChecksumReq(dst, p []byte, _ *Fields) []byte {
 // A subdirectory object sits at its name hash, which the wire lists before
 // the subtrees. Every byte of a well-formed payload belongs to one field.
 func decodeChecksumResp(p []byte, f *Fields) error {
-	v := checksumRespFields{f: f}
-	err := checksum.Walk(p, &v)
+	// The visitor lives in f: passed as an interface it would escape, one
+	// allocation per payload.
+	if f.respVisitor == nil {
+		f.respVisitor = new(checksumRespFields)
+	}
+	v := f.respVisitor
+	*v = checksumRespFields{f: f}
+	err := checksum.Walk(p, v)
 	if !v.header && len(p) >= 2 {
 		f.Uint("round", 1, 1, uint64(p[1]))
 	}
@@ -237,7 +243,7 @@ func checksumMalformed(err error) error {
 	}
 	var pe *checksum.ParseError
 	if errors.As(err, &pe) {
-		return &MalformedError{Off: pe.Off, Reason: pe.Reason()}
+		return NewMalformed(pe.Off, pe.Reason())
 	}
-	return &MalformedError{Reason: err.Error()}
+	return NewMalformed(0, err.Error())
 }

@@ -263,7 +263,7 @@ func TestChecksumRespMalformed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _, err := ckSummary(t, ckHex(t, tt.hex))
 			var me *MalformedError
-			if !errors.As(err, &me) || me.Off != tt.off || !strings.HasPrefix(me.Reason, tt.reason) {
+			if !errors.As(err, &me) || me.Off != tt.off || !strings.HasPrefix(me.Reason(), tt.reason) {
 				t.Fatalf("err %v, want offset %d %s", err, tt.off, tt.reason)
 			}
 			if s != tt.summary {
@@ -289,7 +289,7 @@ func TestChecksumReqMalformed(t *testing.T) {
 		t.Errorf("%v %+v %q", err, f.List, s)
 	}
 	_, _, err = ckSummary(t, ckHex(t, "20 00 0100 73 0100 2A 61"))
-	if !errors.As(err, &me) || me.Off != 8 || !strings.Contains(me.Reason, "0x61") {
+	if !errors.As(err, &me) || me.Off != 8 || !strings.Contains(me.Reason(), "0x61") {
 		t.Errorf("flag 0x61: %v", err)
 	}
 }

@@ -12,8 +12,16 @@ type fieldReader struct {
 }
 
 // newFieldReader starts after the opcode byte.
+// A failure goes to f's slot, so a malformed payload allocates nothing once
+// f has held one; the error stays valid until f decodes again.
 func newFieldReader(p []byte, f *Fields) fieldReader {
-	return fieldReader{r: NewReader(p, 1), f: f}
+	d := fieldReader{f: f}
+	if f.malformed == nil {
+		f.malformed = new(MalformedError)
+	}
+	d.r.slot = f.malformed
+	d.r.Reset(p, 1)
+	return d
 }
 
 // ok reports whether every read so far succeeded.
@@ -26,26 +34,32 @@ func (d *fieldReader) check(was bool, name string) bool {
 		return true
 	}
 	if !was {
-		d.r.err.Reason = d.path(name) + ": " + d.r.err.Reason
+		d.path(&d.r.err.why, name)
 	}
 	return false
 }
 
-// path names a field for an error: prefixed by the innermost named
-// container, "element" for an unnamed array element.
-func (d *fieldReader) path(name string) string {
+// path names the field in w, the failure it caused: prefixed by the
+// innermost named container, "element" for an unnamed array element.
+func (d *fieldReader) path(w *why, name string) {
+	if w.path != pathNone {
+		// Named already (never by the decoders): keep both names, in words.
+		r := MalformedError{why: *w}
+		*w = why{kind: whyText, what: r.Reason()}
+	}
+	w.field, w.in, w.path = name, "", pathField
 	for i := min(d.depth, len(d.names)) - 1; i >= 0; i-- {
 		if c := d.names[i]; c != "" {
+			w.in, w.path = c, pathIn
 			if name == "" {
-				return c + " element"
+				w.path = pathInElement
 			}
-			return c + "." + name
+			return
 		}
 	}
 	if name == "" {
-		return "element"
+		w.path = pathElement
 	}
-	return name
 }
 
 // note labels the field appended last, if the reads so far succeeded.

@@ -280,8 +280,8 @@ func TestMalformed(t *testing.T) {
 			if !errors.As(err, &me) {
 				t.Fatalf("err = %v, want *MalformedError", err)
 			}
-			if me.Off != tc.off || !strings.Contains(me.Reason, tc.reason) {
-				t.Errorf("got offset %d %q, want offset %d containing %q", me.Off, me.Reason, tc.off, tc.reason)
+			if me.Off != tc.off || !strings.Contains(me.Reason(), tc.reason) {
+				t.Errorf("got offset %d %q, want offset %d containing %q", me.Off, me.Reason(), tc.off, tc.reason)
 			}
 			if got := render(&f); got != tc.want {
 				t.Errorf("fields kept\n got %s\nwant %s", got, tc.want)

@@ -2,8 +2,6 @@
 // payloads into a flat list of fields that every reporter can render.
 package game
 
-import "fmt"
-
 // Kind says how a Field's value is stored and shown.
 type Kind uint8
 
@@ -49,10 +47,23 @@ type Field struct {
 // nothing, so decoders read like the layout tables in the spec.
 type Fields struct {
 	List []Field
+
+	malformed *MalformedError // the decoders' failure slot (see newFieldReader)
+	text      []byte          // what StringCopy fields point into
+
+	respVisitor *checksumRespFields // decodeChecksumResp's, reused
 }
 
 // Reset empties the list, keeping its capacity.
-func (f *Fields) Reset() { f.List = f.List[:0] }
+func (f *Fields) Reset() { f.List, f.text = f.List[:0], f.text[:0] }
+
+// StringCopy appends a string field holding a copy of text (built by the
+// caller in a scratch buffer), kept in storage f reuses after Reset.
+func (f *Fields) StringCopy(name string, off, n int, text []byte) {
+	start := len(f.text)
+	f.text = append(f.text, text...)
+	f.String(name, off, n, f.text[start:len(f.text):len(f.text)])
+}
 
 func (f *Fields) add(fl Field) {
 	if fl.Bit == 0 && fl.Kind != KindBool {
@@ -167,15 +178,4 @@ func (f *Fields) Get(name string) (*Field, bool) {
 		}
 	}
 	return nil, false
-}
-
-// MalformedError says a payload does not fit its opcode's layout. The fields
-// decoded before Off stay valid; the reporters show the rest as raw bytes.
-type MalformedError struct {
-	Off    int
-	Reason string
-}
-
-func (e *MalformedError) Error() string {
-	return fmt.Sprintf("payload malformed at offset %d: %s", e.Off, e.Reason)
 }

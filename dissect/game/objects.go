@@ -2,8 +2,6 @@ package game
 
 // Object opcodes (section 7.2).
 
-import "fmt"
-
 func init() {
 	register(0x02, decodeObjCreate, summarizeObjCreate)
 	register(0x03, decodeObjCreate, summarizeObjCreate)
@@ -33,7 +31,7 @@ func decodeObjCreate(p []byte, f *Fields) error {
 	if d.check(was, "class_id") {
 		name := className(class)
 		if name == "" {
-			d.r.Fail(off, fmt.Sprintf("class_id 0x%08X is not a known object class (ship 0x00008008, torpedo 0x00008009)", class))
+			d.r.fail(off, why{kind: whyClass, a: int(class)})
 		}
 		d.hex32At("class_id", off, class)
 		d.note(name)

@@ -1,16 +1,16 @@
 package game
 
-import "fmt"
-
 // Reader reads the stream primitives of protocol-facts section 8 from one
 // payload. The first read that does not fit sets a sticky *MalformedError and
 // every later read returns zero values, so decoders read a layout straight
-// through and check Err once. Reads neither panic nor allocate; only the
-// first failure allocates its error.
+// through and check Err once. Reads neither panic nor allocate; the first
+// failure allocates its error only when the Reader has no slot for it (see
+// newFieldReader).
 type Reader struct {
-	p   []byte
-	off int
-	err *MalformedError
+	p    []byte
+	off  int
+	err  *MalformedError
+	slot *MalformedError // where the failure goes, reused; nil: allocate one
 
 	// Bit-packed booleans (section 8.2): the open group byte, where it sits,
 	// and the index of the next bit to hand out from it.
@@ -28,10 +28,10 @@ func NewReader(p []byte, off int) Reader {
 
 // Reset points r at p, offset off, with no error and no open bit group.
 func (r *Reader) Reset(p []byte, off int) {
-	*r = Reader{p: p, off: off, grpOff: -1}
+	*r = Reader{p: p, off: off, grpOff: -1, slot: r.slot}
 	if off < 0 || off > len(p) {
 		r.off = 0
-		r.Fail(0, fmt.Sprintf("start offset %d outside the %d-byte payload", off, len(p)))
+		r.fail(0, why{kind: whyStart, a: off, b: len(p)})
 	}
 }
 
@@ -55,16 +55,25 @@ func (r *Reader) Err() error {
 // Fail records a failure at off unless one is already recorded; later reads
 // then return zero values.
 func (r *Reader) Fail(off int, reason string) {
-	if r.err == nil {
-		r.err = &MalformedError{Off: off, Reason: reason}
+	r.fail(off, why{kind: whyText, what: reason})
+}
+
+func (r *Reader) fail(off int, w why) {
+	if r.err != nil {
+		return
 	}
+	e := r.slot
+	if e == nil {
+		e = new(MalformedError)
+	}
+	*e = MalformedError{Off: off, why: w}
+	r.err = e
 }
 
 // End fails if unread bytes remain; the error points at the first of them.
 func (r *Reader) End() {
 	if r.err == nil && r.off < len(r.p) {
-		n := len(r.p) - r.off
-		r.Fail(r.off, fmt.Sprintf("%d extra %s after the layout", n, plural(n, "byte", "bytes")))
+		r.fail(r.off, why{kind: whyExtra, a: len(r.p) - r.off})
 	}
 }
 
@@ -76,7 +85,7 @@ func (r *Reader) need(n int, what string) bool {
 	if n <= len(r.p)-r.off {
 		return true
 	}
-	r.Fail(r.off, fmt.Sprintf("%s needs %d %s, %d left", what, n, plural(n, "byte", "bytes"), len(r.p)-r.off))
+	r.fail(r.off, why{kind: whyNeed, what: what, a: n, b: len(r.p) - r.off})
 	return false
 }
 
@@ -141,7 +150,7 @@ func (r *Reader) Bit() (v bool, off, bit int) {
 		}
 		b := r.p[r.off]
 		if n := b >> 5; n == 0 || n > 5 {
-			r.Fail(r.off, fmt.Sprintf("bit group byte 0x%02X claims %d bits (1 to 5 are possible)", b, n))
+			r.fail(r.off, why{kind: whyGroup, a: int(b), b: int(n)})
 			return false, r.off, 0
 		}
 		r.grp, r.grpOff, r.grpNext = b, r.off, 0
@@ -161,7 +170,7 @@ func (r *Reader) Group() (b byte, off int, ok bool) {
 // Bytes reads n raw bytes; the slice aliases the payload.
 func (r *Reader) Bytes(n int) []byte {
 	if n < 0 {
-		r.Fail(r.off, fmt.Sprintf("negative length %d", n))
+		r.fail(r.off, why{kind: whyNegLen, a: n})
 		return nil
 	}
 	if !r.need(n, "field") {
@@ -206,12 +215,12 @@ func (r *Reader) String32Z() []byte {
 		return nil
 	}
 	if n < 0 || int64(n) >= int64(len(r.p)-r.off) {
-		r.Fail(start, fmt.Sprintf("string length %d plus NUL exceeds the %d bytes left", n, len(r.p)-r.off))
+		r.fail(start, why{kind: whyStrNul, a: int(n), b: len(r.p) - r.off})
 		return nil
 	}
 	b := r.p[r.off : r.off+int(n) : r.off+int(n)]
 	if z := r.p[r.off+int(n)]; z != 0 {
-		r.Fail(r.off+int(n), fmt.Sprintf("string of length %d ends in 0x%02X, not NUL", n, z))
+		r.fail(r.off+int(n), why{kind: whyStrEnd, a: int(n), b: int(z)})
 		return nil
 	}
 	r.off += int(n) + 1
@@ -223,7 +232,7 @@ func (r *Reader) text(start, n int) []byte {
 		return nil
 	}
 	if n > len(r.p)-r.off {
-		r.Fail(start, fmt.Sprintf("string length %d exceeds the %d bytes left", n, len(r.p)-r.off))
+		r.fail(start, why{kind: whyStrLen, a: n, b: len(r.p) - r.off})
 		return nil
 	}
 	b := r.p[r.off : r.off+n : r.off+n]

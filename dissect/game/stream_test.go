@@ -281,7 +281,7 @@ func TestReaderSticky(t *testing.T) {
 	}
 	end := NewReader([]byte{1, 2}, 1)
 	end.End()
-	if me, ok := end.Err().(*MalformedError); !ok || me.Off != 1 || me.Reason != "1 extra byte after the layout" {
+	if me, ok := end.Err().(*MalformedError); !ok || me.Off != 1 || me.Reason() != "1 extra byte after the layout" {
 		t.Errorf("End: %v", end.Err())
 	}
 }

@@ -215,7 +215,7 @@ func (b *Builder) row(a anomaly.Anomaly, frame int, t float64, flow, ladder stri
 		return
 	}
 	b.rows = append(b.rows, AnomalyRow{Code: a.Code.String(), Severity: sev.String(), Frame: frame, T: round6(t),
-		Flow: flow, Ladder: ladder, Message: a.Message})
+		Flow: flow, Ladder: ladder, Message: a.Message()})
 }
 
 // flowDatagram adds d to its flow's series, ladders and checksum tree. It

@@ -72,7 +72,7 @@ func TestTimelineCaps(t *testing.T) {
 	a := New()
 	dg := &dissect.Datagram{Kind: dissect.KindGame, Dir: dissect.C2S, Time: time.Unix(0, 0),
 		Src: netip.MustParseAddrPort("10.0.0.2:5000"), Dst: netip.MustParseAddrPort("10.0.0.1:22101"),
-		Anomalies: []anomaly.Anomaly{{Code: anomaly.PayloadMalformed, Message: "x"}}}
+		Anomalies: []anomaly.Anomaly{{Code: anomaly.PayloadMalformed, Text: anomaly.Literal("x")}}}
 	for range 2 * MaxTimeline {
 		a.Datagram(dg)
 	}

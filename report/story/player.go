@@ -174,7 +174,7 @@ func (h *handshake) note(a *anomaly.Anomaly) {
 	if h.finding != "" && (h.fileLike || !file) {
 		return
 	}
-	h.finding, h.fileLike = a.Message, file
+	h.finding, h.fileLike = a.Message(), file
 }
 
 // pass records the host's ChecksumComplete (or game start).

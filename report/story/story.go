@@ -106,8 +106,9 @@ func (a *Analyzer) Events(end []dissect.Event) error {
 			p = s.byAddr[e.Client]
 		}
 		if e.Code == anomaly.PeerTimeout && p != nil && !p.left() {
-			p.leave(e.Time, leftTimeout, e.Message)
-			s.add(entry{t: e.Time, frame: e.Frame, kind: evLeave, p: p, detail: "timed out: " + e.Message})
+			msg := e.Message()
+			p.leave(e.Time, leftTimeout, msg)
+			s.add(entry{t: e.Time, frame: e.Frame, kind: evLeave, p: p, detail: "timed out: " + msg})
 		}
 		if e.Severity() == anomaly.Error {
 			s.anomalyLine(e.Time, e.Frame, p, e.Anomaly)

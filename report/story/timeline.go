@@ -69,7 +69,7 @@ func (s *server) anomalyLine(t time.Time, frame int, p *player, a anomaly.Anomal
 		s.add(entry{kind: evError}) // counted, and the message not even built
 		return
 	}
-	s.add(entry{t: t, frame: frame, kind: evError, p: p, detail: a.Code.String() + ": " + a.Message})
+	s.add(entry{t: t, frame: frame, kind: evError, p: p, detail: a.Code.String() + ": " + a.Message()})
 }
 
 // text is the line for people.

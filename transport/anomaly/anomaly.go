@@ -13,6 +13,8 @@ package anomaly
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Severity ranks an anomaly the way Wireshark's expert info does: a note is
@@ -174,20 +176,90 @@ const (
 )
 
 // Anomaly is one thing that went wrong, with a stable Code for machines and
-// a Message for people (which may change between releases). Offset is a
+// a message for people (which may change between releases). Offset is a
 // byte position in the deciphered datagram, or NoOffset. Msg is the 0-based
 // index of the transport message it concerns, or NoMsg.
+//
+// The message is kept as its parts (Text) and built only by Message or
+// AppendMessage: most anomalies are counted, never printed.
 type Anomaly struct {
-	Code    Code
-	Message string
-	Offset  int
-	Msg     int
+	Code   Code
+	Offset int
+	Msg    int
+	Text   Text
 }
 
 // Severity is the code's fixed severity.
 func (a Anomaly) Severity() Severity { return a.Code.Severity() }
 
-// New returns an anomaly with a formatted message.
+// Message returns the anomaly's text.
+func (a Anomaly) Message() string { return a.Text.String() }
+
+// AppendMessage appends the anomaly's text to b.
+func (a *Anomaly) AppendMessage(b []byte) []byte { return a.Text.Append(b) }
+
+// New returns an anomaly whose message is fmt.Sprintf(format, args...),
+// built when asked for. Arguments of other types than strings, integers
+// and time.Duration are formatted at once; boxing them in args may allocate
+// anyway, so hot paths use Newf.
 func New(code Code, msg, off int, format string, args ...any) Anomaly {
-	return Anomaly{Code: code, Msg: msg, Offset: off, Message: fmt.Sprintf(format, args...)}
+	return Anomaly{Code: code, Msg: msg, Offset: off, Text: textOf(format, args)}
+}
+
+// Newf returns an anomaly whose message is format with args, built when
+// asked for; recording it does not allocate.
+func Newf(code Code, msg, off int, format string, args ...Arg) Anomaly {
+	return Anomaly{Code: code, Msg: msg, Offset: off, Text: Textf(format, args...)}
+}
+
+// NewText returns an anomaly with the text t.
+func NewText(code Code, msg, off int, t Text) Anomaly {
+	return Anomaly{Code: code, Msg: msg, Offset: off, Text: t}
+}
+
+// textOf keeps what it can of fmt.Sprintf(format, args...) for later.
+func textOf(format string, args []any) Text {
+	if len(args) == 0 && strings.IndexByte(format, '%') < 0 {
+		return Literal(format)
+	}
+	var a [MaxArgs]Arg
+	if len(args) > len(a) {
+		return Literal(fmt.Sprintf(format, args...))
+	}
+	strs := 0
+	for i, v := range args {
+		switch v := v.(type) {
+		case string:
+			a[i] = S(v)
+			strs++
+		case int:
+			a[i] = I(v)
+		case int8:
+			a[i] = I(v)
+		case int16:
+			a[i] = I(v)
+		case int32:
+			a[i] = I(v)
+		case int64:
+			a[i] = I(v)
+		case uint8:
+			a[i] = U(v)
+		case uint16:
+			a[i] = U(v)
+		case uint32:
+			a[i] = U(v)
+		case uint64:
+			a[i] = U(v)
+		case uint:
+			a[i] = U(v)
+		case time.Duration:
+			a[i] = D(v)
+		default:
+			return Literal(fmt.Sprintf(format, args...))
+		}
+	}
+	if strs > MaxArgs/2 {
+		return Literal(fmt.Sprintf(format, args...))
+	}
+	return Textf(format, a[:len(args)]...)
 }

@@ -62,7 +62,7 @@ func TestCodeMethods(t *testing.T) {
 		}
 	}
 	a := New(SeqReuse, 2, 7, "seq %d", 5)
-	if a.Severity() != Warn || a.Message != "seq 5" || a.Msg != 2 || a.Offset != 7 {
+	if a.Severity() != Warn || a.Message() != "seq 5" || a.Msg != 2 || a.Offset != 7 {
 		t.Errorf("New: %+v", a)
 	}
 }
