@@ -83,6 +83,10 @@ type Datagram struct {
 	// lost is what the reader lost before this datagram
 	// (capture.Packet.Lost), for Advance.
 	lost []capture.Note
+
+	// fieldCaps is the field-list capacity of each message slot, for the
+	// Parallel mode's slot budget (trim).
+	fieldCaps [keepMsgs]int32
 }
 
 // Payload is what the decoders made of one payload: a message's own, or a

@@ -41,7 +41,7 @@ const (
 	// what BC traffic needs, so slots are not re-allocated in a run.
 	keepBytes  = 16 << 10 // Raw, Plain, reassembled payloads
 	keepMsgs   = 64       // messages, anomalies, GameSpy pairs
-	keepFields = 512      // decoded fields of all messages of a slot
+	keepFields = 2048     // decoded fields of all messages of a slot (x ~136 B)
 	keepOutput = 4 << 20  // rendered bytes of a batch
 )
 
@@ -349,15 +349,34 @@ func (dg *Datagram) trim() {
 	}
 	// Field lists stay with their message slot across datagrams: without a
 	// budget each slot would keep, per message index, the most fields any
-	// datagram ever had there.
+	// datagram ever had there. fieldCaps remembers each message slot's
+	// field capacity as trim last saw it, so the budget is summed from one
+	// small array: only the slots this datagram used (in cache) are read,
+	// and the cold ones only when the budget is exceeded (rare).
+	ms := dg.Msgs
+	if cap(ms) == 0 {
+		dg.fieldCaps = [keepMsgs]int32{}
+	}
+	for i := range ms {
+		dg.fieldCaps[i] = int32(cap(ms[i].Fields.List) + cap(ms[i].reasm.Fields.List))
+	}
+	total := 0
+	for _, n := range dg.fieldCaps {
+		total += int(n)
+	}
+	if total <= keepFields {
+		return
+	}
 	fields := 0
-	for i, ms := 0, dg.Msgs[:cap(dg.Msgs)]; i < len(ms); i++ {
-		for _, f := range []*game.Fields{&ms[i].Fields, &ms[i].reasm.Fields} {
+	all := ms[:cap(ms)]
+	for i := range all {
+		for _, f := range []*game.Fields{&all[i].Fields, &all[i].reasm.Fields} {
 			if fields += cap(f.List); fields > keepFields {
 				fields -= cap(f.List)
 				f.List = nil
 			}
 		}
+		dg.fieldCaps[i] = int32(cap(all[i].Fields.List) + cap(all[i].reasm.Fields.List))
 	}
 }
 
