@@ -32,7 +32,7 @@ const (
 	// pipeBatchLen is the number of packets per batch: large enough that
 	// the few channel operations per batch are rare, small enough that the
 	// batches in flight stay small.
-	pipeBatchLen = 64
+	pipeBatchLen = 32
 	// pipeBatchBytes caps the payload bytes copied into one batch.
 	pipeBatchBytes = 64 << 10
 	// A slot keeps the buffers typical datagrams need; one that a rare huge
