@@ -3,8 +3,6 @@ package game
 import (
 	"math"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 func f32frombits(u uint32) float32 { return math.Float32frombits(u) }
@@ -72,25 +70,4 @@ func ObjectNote(id uint32) string {
 		return slotNotes[slot]
 	}
 	return ""
-}
-
-// AppendUTF16 appends the UTF-8 form of UTF-16LE bytes b (as UTF16Z returns
-// them); unpaired surrogates become U+FFFD and an odd last byte is dropped.
-func AppendUTF16(dst, b []byte) []byte {
-	for i := 0; i+1 < len(b); i += 2 {
-		c := rune(b[i]) | rune(b[i+1])<<8
-		if utf16.IsSurrogate(c) {
-			if i+3 < len(b) {
-				c2 := rune(b[i+2]) | rune(b[i+3])<<8
-				if r := utf16.DecodeRune(c, c2); r != utf8.RuneError {
-					dst = utf8.AppendRune(dst, r)
-					i += 2
-					continue
-				}
-			}
-			c = utf8.RuneError
-		}
-		dst = utf8.AppendRune(dst, c)
-	}
-	return dst
 }

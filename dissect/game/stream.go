@@ -241,7 +241,7 @@ func (r *Reader) text(start, n int) []byte {
 }
 
 // UTF16Z reads UTF-16LE code units up to a 00 00 terminator and returns their
-// raw bytes without it (decode them with AppendUTF16).
+// raw bytes without it (decode them with transport.AppendUTF16LE).
 func (r *Reader) UTF16Z() []byte {
 	if r.err != nil {
 		return nil

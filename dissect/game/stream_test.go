@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/bcdump/bcdump/transport"
 )
 
 // TestCF16 checks the worked values of section 8.4.
@@ -250,8 +252,8 @@ func TestAppendUTF16(t *testing.T) {
 		{[]byte{0x3D, 0xD8}, "\uFFFD"},                 // lone high surrogate
 		{[]byte{'A', 0, 'B'}, "A"},                     // odd byte dropped
 	} {
-		if got := string(AppendUTF16(nil, tc.in)); got != tc.want {
-			t.Errorf("AppendUTF16(% X) = %q, want %q", tc.in, got, tc.want)
+		if got := string(transport.AppendUTF16LE(nil, tc.in)); got != tc.want {
+			t.Errorf("AppendUTF16LE(% X) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
