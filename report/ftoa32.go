@@ -54,7 +54,7 @@ func formatFloat32(b []byte, u uint32) []byte {
 	// digit by digit and copying the digits cost more than finding them.
 	n := len(b)
 	if cap(b)-n < 16 { // at most 15: "-0.000123456789"
-		b = append(b, make([]byte, 16)...)[:n]
+		b = grow(b, 16)[:n]
 	}
 	o := b[n : n+16]
 	// Shortest %g: %e when the exponent is < -4 or >= 6, else %f.
