@@ -95,7 +95,26 @@ type pipe struct {
 	free  []*batch
 	queue []*batch // in reading order: batches not yet written
 	adv   int      // queue[:adv] are advanced
+
+	// In Auto mode the pipeline hands the rest of the capture to Serial
+	// when the sink shows few of the datagrams it has tracked (a -Y that
+	// keeps little): with little to render, the pipeline only moves
+	// decoding to another core, which costs more than it saves (README
+	// "Serial or parallel"). adaptive enables it; seen and shown count
+	// the datagrams tracked and marked; toSerial says the switch began
+	// (no more reading), serial that the run ended for it.
+	adaptive    bool
+	seen, shown int
+	toSerial    bool
+	serial      bool
 }
+
+// The switch to Serial is decided once switchAfter datagrams are tracked,
+// when fewer than one in switchRatio was shown.
+const (
+	switchAfter = 2048
+	switchRatio = 8
+)
 
 // helpers is the number of goroutines that decode and render besides
 // Run's: one per core beyond the first, unless Workers says.
@@ -146,10 +165,16 @@ func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink
 			}
 		}()
 	}
+	p.adaptive = s.opt.Mode == Auto && p.rsink != nil
 	err := p.run(ctx, src)
 	p.stop.Store(true)
 	close(p.jobs)
 	wg.Wait()
+	if p.serial && err == nil {
+		// Every batch read so far is tracked and written: the source and
+		// the sink go on from there, one datagram at a time.
+		return s.runSerial(ctx, src, sink)
+	}
 	return err
 }
 
@@ -238,6 +263,16 @@ func (p *pipe) run(ctx context.Context, src capture.Source) error {
 		if stopped && len(p.queue) == 0 {
 			return result
 		}
+		if p.toSerial && len(p.queue) == 0 {
+			p.serial = true
+			return nil
+		}
+		if p.adaptive && reading && !p.toSerial && p.seen >= switchAfter {
+			if p.shown*switchRatio < p.seen {
+				p.toSerial, reading = true, false
+			}
+			p.adaptive = false // decided once
+		}
 		if !stopped {
 			select {
 			case <-done:
@@ -305,6 +340,10 @@ func (p *pipe) track(b *batch) (end bool, err error) {
 			s.d.Advance(dg)
 			b.marks[i], err = p.rsink.Order(dg)
 			b.show = b.show || b.marks[i] != 0
+			p.seen++
+			if b.marks[i] != 0 {
+				p.shown++
+			}
 		}
 		if err != nil {
 			end = true

@@ -52,8 +52,10 @@ const (
 	// was measured slower than Serial on two cores (decoded datagrams
 	// crossing cores and a working set of hundreds of slots against one);
 	// with rendering it was measured faster (README "Serial or parallel").
-	// A live source or a pipe must ask for Serial: Parallel reads a batch
-	// ahead, so a datagram would wait for the packets after it.
+	// Auto also hands the rest of a capture to Serial when the Renderer has
+	// shown fewer than one in eight of the first 2,048 datagrams (a -Y that
+	// keeps little). A live source or a pipe must ask for Serial: Parallel
+	// reads a batch ahead, so a datagram would wait for the packets after it.
 	Auto Mode = iota
 	// Serial decodes each packet and hands it to the Sink before reading
 	// the next, on Run's goroutine.
