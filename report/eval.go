@@ -37,7 +37,6 @@ type Eval struct {
 	// slow: some path has no accessor; render the JSON and Match.
 	slow bool
 	buf  []byte
-	enc  jsonCaches
 
 	top     topIDs
 	msg     msgIDs // messages.*
@@ -197,7 +196,7 @@ func (e *Eval) Filter() *filter.Filter { return e.f }
 // Datagram reports whether d's record matches (appendDatagramJSON).
 func (e *Eval) Datagram(d *dissect.Datagram) bool {
 	if e.slow {
-		e.buf = e.withFile(appendDatagramJSON(e.buf[:0], d, &e.enc))
+		e.buf = e.withFile(appendDatagramJSON(e.buf[:0], d))
 		return e.f.Match(e.buf)
 	}
 	f, t := e.f, &e.top
@@ -207,7 +206,7 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 	}
 	f.Int(t.frame, int64(d.Frame))
 	if t.time >= 0 {
-		e.scratch = appendTimeUTC(e.scratch[:0], d.Time, &e.enc.clock)
+		e.scratch = appendTimeUTC(e.scratch[:0], d.Time)
 		f.Text(t.time, e.scratch)
 	}
 	if t.ts >= 0 {
@@ -472,7 +471,7 @@ func (e *Eval) fieldIDs(n int) (exact, alias int) {
 	return exact, alias
 }
 
-// value feeds one field value as appendValueC writes it.
+// value feeds one field value as appendValue writes it.
 func (e *Eval) value(id int, fl *game.Field) {
 	if id < 0 {
 		return
@@ -488,7 +487,7 @@ func (e *Eval) value(id int, fl *game.Field) {
 	case game.KindString:
 		e.text(id, fl.B)
 	case game.KindHash, game.KindHex, game.KindBytes:
-		e.scratch = appendValueC(e.scratch[:0], fl, nil)
+		e.scratch = appendValue(e.scratch[:0], fl)
 		f.Text(id, unquote(e.scratch))
 	case game.KindFloat:
 		e.float(id, fl.F)
@@ -501,7 +500,7 @@ func (e *Eval) value(id int, fl *game.Field) {
 
 // float feeds a float the JSON writes as its shortest float32 text.
 func (e *Eval) float(id int, v float64) {
-	e.scratch = appendFloatC(e.scratch[:0], v, &e.enc.floats)
+	e.scratch = appendFloat(e.scratch[:0], v)
 	e.number(id, e.scratch)
 }
 

@@ -16,16 +16,9 @@ import (
 type JSON struct {
 	w       *bufio.Writer
 	buf     []byte
-	flush   bool // flush after every line (live capture)
-	enc     jsonCaches
+	flush   bool   // flush after every line (live capture)
 	context bool   // the next datagram is shown as context (read -C)
 	file    string // the capture the records come from (StartFile), or ""
-}
-
-// jsonCaches speed up one JSON writer; nil means no caching.
-type jsonCaches struct {
-	floats floatCache
-	clock  clockCache
 }
 
 // NewJSON returns a JSON Lines reporter writing to w. With flushEach every
@@ -35,7 +28,7 @@ func NewJSON(w io.Writer, flushEach bool) *JSON {
 }
 
 func (j *JSON) Datagram(d *dissect.Datagram) error {
-	j.buf = appendDatagramJSON(j.buf[:0], d, &j.enc)
+	j.buf = appendDatagramJSON(j.buf[:0], d)
 	return j.writeRecord(j.buf)
 }
 
@@ -131,22 +124,17 @@ func (j *JSON) Events(ev []dissect.Event) error {
 
 // AppendDatagramJSON appends the JSON object of one datagram (no newline).
 func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
-	return appendDatagramJSON(b, d, nil)
+	return appendDatagramJSON(b, d)
 }
 
-func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
-	var fc *floatCache
-	var cc *clockCache
-	if c != nil {
-		fc, cc = &c.floats, &c.clock
-	}
+func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 	first := true
 	b = append(b, '{')
 	b = appendKey(b, &first, "frame")
 	b = strconv.AppendInt(b, int64(d.Frame), 10)
 	b = appendKey(b, &first, "time")
 	b = append(b, '"')
-	b = appendTimeUTC(b, d.Time, cc)
+	b = appendTimeUTC(b, d.Time)
 	b = append(b, '"')
 	b = appendKey(b, &first, "ts")
 	b = appendEpoch(b, d.Time)
@@ -199,12 +187,12 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i], fc)
+			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i])
 		}
 		b = append(b, ']')
 		if t := &d.Transport; t.HasCut {
 			b = appendKey(b, &first, "cut")
-			b = appendCutJSON(b, d, fc)
+			b = appendCutJSON(b, d)
 		}
 		if n := d.Transport.Uncaptured; n > 0 {
 			b = appendKey(b, &first, "uncaptured_msgs")
@@ -233,7 +221,7 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram, c *jsonCaches) []byte {
 // appendCutJSON describes the message the capture cut: its header fields
 // as far as they were captured, "captured" (its bytes in the capture) and
 // "len" (its declared length, absent when not captured).
-func appendCutJSON(b []byte, d *dissect.Datagram, fc *floatCache) []byte {
+func appendCutJSON(b []byte, d *dissect.Datagram) []byte {
 	t := &d.Transport
 	m := &t.Cut
 	first := true
@@ -250,22 +238,22 @@ func appendCutJSON(b []byte, d *dissect.Datagram, fc *floatCache) []byte {
 			b = strconv.AppendInt(b, int64(m.Len), 10)
 		}
 	} else {
-		b = appendMessageKeys(b, &first, m, &d.Cut, fc)
+		b = appendMessageKeys(b, &first, m, &d.Cut)
 	}
 	b = appendKey(b, &first, "captured")
 	b = strconv.AppendInt(b, int64(len(d.Plain)-m.Offset), 10)
 	return append(b, '}')
 }
 
-func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, fc *floatCache) []byte {
+func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []byte {
 	first := true
 	b = append(b, '{')
-	b = appendMessageKeys(b, &first, m, dm, fc)
+	b = appendMessageKeys(b, &first, m, dm)
 	return append(b, '}')
 }
 
 // appendMessageKeys appends a message's keys inside an open object.
-func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message, fc *floatCache) []byte {
+func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message) []byte {
 	b = appendKey(b, first, "type")
 	b = strconv.AppendInt(b, int64(m.Type), 10)
 	b = appendKey(b, first, "type_name")
@@ -307,7 +295,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 	}
 	b = appendKey(b, first, "payload_len")
 	b = strconv.AppendInt(b, int64(len(m.Payload)), 10)
-	b = appendPayloadKeys(b, first, &dm.Payload, fc)
+	b = appendPayloadKeys(b, first, &dm.Payload)
 	b = appendTrackJSON(b, first, dm)
 	if r := dm.Reassembled; r != nil {
 		b = appendKey(b, first, "reassembled")
@@ -317,7 +305,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 		b = strconv.AppendInt(b, int64(len(r.Bytes)), 10)
 		b = appendKey(b, &rf, "frags")
 		b = strconv.AppendInt(b, int64(r.Frags), 10)
-		b = appendPayloadKeys(b, &rf, &r.Payload, fc)
+		b = appendPayloadKeys(b, &rf, &r.Payload)
 		b = append(b, '}')
 	}
 	return b
@@ -326,7 +314,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 // appendPayloadKeys appends what was decoded of a payload (a message's own
 // or a reassembled one) inside an open object: the opcode, the fields, and
 // the raw bytes when they were not (fully) decoded.
-func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload, fc *floatCache) []byte {
+func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload) []byte {
 	if p.Opcode != nil {
 		b = appendKey(b, first, "opcode")
 		b = strconv.AppendUint(b, uint64(p.Opcode.Code), 10)
@@ -336,7 +324,7 @@ func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload, fc *floatCache
 	if p.Decoded {
 		b = appendKey(b, first, "fields")
 		b = append(b, '{')
-		b = appendFields(b, p.Fields.List, fc)
+		b = appendFields(b, p.Fields.List)
 		b = append(b, '}')
 	}
 	if !p.Decoded || p.Malformed != nil {

@@ -78,35 +78,25 @@ func appendKey(b []byte, first *bool, key string) []byte {
 	return append(b, '"', ':')
 }
 
-func appendFloat(b []byte, f float64) []byte { return appendFloatC(b, f, nil) }
-
-// appendFloatC appends f as a JSON number, shown as float32 (as it is on
+// appendFloat appends f as a JSON number, shown as float32 (as it is on
 // the wire): strconv.AppendFloat(b, f, 'g', -1, 32), or null for NaN and
-// infinities. The cache argument is unused: appendFloat32 is faster than
-// the cache was, and keeps records free of shared state.
-func appendFloatC(b []byte, f float64, _ *floatCache) []byte {
+// infinities. No cache: appendFloat32 is faster than one was, and keeps
+// records free of shared state.
+func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
 	return appendFloat32(b, float32(f))
 }
 
-// floatCache is what appendFloatC once cached formatted floats in; kept
-// empty so that its callers need not change.
-type floatCache struct{}
-
 // TimeLayout is how JSON records write capture times: RFC 3339 in UTC with
 // always nine fractional digits, so that times sort as text and
 // nanosecond captures lose nothing ("2026-11-24T00:58:06.120000000Z").
 const TimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// clockCache is what appendTimeUTC once cached the date and clock of
-// the last second in; kept empty so that its callers need not change.
-type clockCache struct{}
-
 // appendTimeUTC appends t.UTC().AppendFormat(b, TimeLayout), computing
 // the date itself: no state, so records can be rendered on any goroutine.
-func appendTimeUTC(b []byte, t time.Time, _ *clockCache) []byte {
+func appendTimeUTC(b []byte, t time.Time) []byte {
 	b, ok := appendDateClock(b, t.Unix(), 'T')
 	if !ok {
 		return t.UTC().AppendFormat(b, TimeLayout)
@@ -172,7 +162,7 @@ func appendBool(b []byte, v bool) []byte {
 
 // appendFields renders a field token stream as the members of a JSON object
 // (without the braces). A field with a Note gets a sibling "<key>_name".
-func appendFields(b []byte, fs []game.Field, fc *floatCache) []byte {
+func appendFields(b []byte, fs []game.Field) []byte {
 	// firsts tracks, per nesting level, whether a member was written yet;
 	// inArray whether the level is an array (elements have no keys).
 	var firstsBuf [16]bool
@@ -213,7 +203,7 @@ func appendFields(b []byte, fs []game.Field, fc *floatCache) []byte {
 			inArray = append(inArray, f.Kind == game.KindArray)
 			continue
 		}
-		b = appendValueC(b, f, fc)
+		b = appendValue(b, f)
 		if f.Note != "" && !inArray[lvl] {
 			b = append(b, ',', '"')
 			b = append(b, f.Name...)
@@ -232,16 +222,14 @@ func appendFields(b []byte, fs []game.Field, fc *floatCache) []byte {
 	return b
 }
 
-func appendValue(b []byte, f *game.Field) []byte { return appendValueC(b, f, nil) }
-
-func appendValueC(b []byte, f *game.Field, fc *floatCache) []byte {
+func appendValue(b []byte, f *game.Field) []byte {
 	switch f.Kind {
 	case game.KindUint:
 		return strconv.AppendUint(b, f.U, 10)
 	case game.KindInt:
 		return strconv.AppendInt(b, f.I, 10)
 	case game.KindFloat:
-		return appendFloatC(b, f.F, fc)
+		return appendFloat(b, f.F)
 	case game.KindBool:
 		return appendBool(b, f.U != 0)
 	case game.KindString:
@@ -262,7 +250,7 @@ func appendValueC(b []byte, f *game.Field, fc *floatCache) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendFloatC(b, v, fc)
+			b = appendFloat(b, v)
 		}
 		return append(b, ']')
 	}

@@ -28,9 +28,9 @@ func (j *JSON) newRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
 	if j.flush {
 		return nil
 	}
-	c := &JSON{file: j.file} // own caches
+	c := &JSON{file: j.file}
 	return func(b []byte, d *dissect.Datagram, context bool) []byte {
-		b = appendDatagramJSON(b, d, &c.enc)
+		b = appendDatagramJSON(b, d)
 		if context {
 			b = appendContextKey(b)
 		}

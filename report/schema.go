@@ -167,7 +167,7 @@ func payloadFields(prefix, what string) []Field {
 	}
 }
 
-// kindTypes maps the generated kinds to filter types (as appendValueC
+// kindTypes maps the generated kinds to filter types (as appendValue
 // writes them).
 var kindTypes = map[string]filter.Type{
 	"uint": filter.Number, "int": filter.Number, "float": filter.Number, "vec": filter.Number,

@@ -44,3 +44,22 @@ func TestParsePeerInfo(t *testing.T) {
 		t.Errorf("no terminator: %+v, %v", pi, err)
 	}
 }
+
+// The names PeerInfo carries (and UTF16Z strings of game payloads) decode
+// as UTF-16LE.
+func TestAppendUTF16LECases(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want string
+	}{
+		{[]byte{'B', 0, 'o', 0, 't', 0, '0', 0}, "Bot0"},
+		{[]byte{0xE9, 0x00}, "é"},
+		{[]byte{0x3D, 0xD8, 0x00, 0xDE}, "\U0001F600"}, // surrogate pair
+		{[]byte{0x3D, 0xD8}, "\uFFFD"},                 // lone high surrogate
+		{[]byte{'A', 0, 'B'}, "A"},                     // odd byte dropped
+	} {
+		if got := string(AppendUTF16LE(nil, tc.in)); got != tc.want {
+			t.Errorf("AppendUTF16LE(% X) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"math"
 	"testing"
-
-	"github.com/bcdump/bcdump/transport"
 )
 
 // TestCF16 checks the worked values of section 8.4.
@@ -238,23 +236,6 @@ func TestReaderStrings(t *testing.T) {
 				t.Errorf("err %v, want malformed at %d", r.Err(), tc.off)
 			}
 		})
-	}
-}
-
-func TestAppendUTF16(t *testing.T) {
-	for _, tc := range []struct {
-		in   []byte
-		want string
-	}{
-		{[]byte{'B', 0, 'o', 0, 't', 0, '0', 0}, "Bot0"},
-		{[]byte{0xE9, 0x00}, "é"},
-		{[]byte{0x3D, 0xD8, 0x00, 0xDE}, "\U0001F600"}, // surrogate pair
-		{[]byte{0x3D, 0xD8}, "\uFFFD"},                 // lone high surrogate
-		{[]byte{'A', 0, 'B'}, "A"},                     // odd byte dropped
-	} {
-		if got := string(transport.AppendUTF16LE(nil, tc.in)); got != tc.want {
-			t.Errorf("AppendUTF16LE(% X) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 
