@@ -61,6 +61,12 @@ func AddrPort(ap netip.AddrPort) Arg {
 	return S(ap.String())
 }
 
+// addr4Port undoes AddrPort's packing of an IPv4 endpoint.
+func addr4Port(v int64) netip.AddrPort {
+	a := netip.AddrFrom4([4]byte{byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16)})
+	return netip.AddrPortFrom(a, uint16(v))
+}
+
 // Formatter builds the text of a Text it made (see Custom). Implement it on
 // a zero-size type, so that storing it in a Text neither allocates nor
 // breaks comparing anomalies.
@@ -156,9 +162,7 @@ func (t *Text) Append(b []byte) []byte {
 		case argDur:
 			args[n] = time.Duration(t.nums[ni])
 		case argAddr4Port:
-			v := t.nums[ni]
-			a := netip.AddrFrom4([4]byte{byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16)})
-			args[n] = netip.AddrPortFrom(a, uint16(v))
+			args[n] = addr4Port(t.nums[ni])
 		}
 		ni++
 	}
@@ -247,10 +251,8 @@ func (t *Text) appendFast(b []byte) (_ []byte, ok bool) {
 			if (verb != 's' && verb != 'v') || width > 0 {
 				return b[:start], false
 			}
-			v := t.nums[ni]
+			b = addr4Port(t.nums[ni]).AppendTo(b)
 			ni++
-			a := netip.AddrFrom4([4]byte{byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16)})
-			b = netip.AddrPortFrom(a, uint16(v)).AppendTo(b)
 		case argDur:
 			if (verb != 's' && verb != 'v') || width > 0 {
 				return b[:start], false
