@@ -397,7 +397,7 @@ func (dg *Datagram) trim() {
 		dg.fieldCaps = [keepMsgs]int32{}
 	}
 	for i := range ms {
-		dg.fieldCaps[i] = int32(cap(ms[i].Fields.List) + cap(ms[i].reasm.Fields.List))
+		dg.fieldCaps[i] = ms[i].fieldCap()
 	}
 	total := 0
 	for _, n := range dg.fieldCaps {
@@ -415,8 +415,14 @@ func (dg *Datagram) trim() {
 				f.List = nil
 			}
 		}
-		dg.fieldCaps[i] = int32(cap(all[i].Fields.List) + cap(all[i].reasm.Fields.List))
+		dg.fieldCaps[i] = all[i].fieldCap()
 	}
+}
+
+// fieldCap is the capacity of m's field lists, its own and its reassembled
+// payload's.
+func (m *Message) fieldCap() int32 {
+	return int32(cap(m.Fields.List) + cap(m.reasm.Fields.List))
 }
 
 // fill reads the datagrams of src into b, copying their payloads, until

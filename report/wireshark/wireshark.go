@@ -9,6 +9,8 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,7 +120,7 @@ func build() data {
 	d.Mults = mults
 	d.ChecksumMaxDepth = checksum.MaxDepth
 	tabs := game.NameTables()
-	for _, k := range sortedKeys(tabs) {
+	for _, k := range slices.Sorted(maps.Keys(tabs)) {
 		d.Names = append(d.Names, layoutEntry{Key: k, Lua: luaNames(tabs[k])})
 	}
 	d.PlayerIDBase, d.PlayerIDStride = game.PlayerIDBase, game.PlayerIDStride
@@ -126,22 +128,9 @@ func build() data {
 	return d
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // luaNames renders a name table as a Lua table constructor.
 func luaNames(tab map[uint64]string) string {
-	vals := make([]uint64, 0, len(tab))
-	for v := range tab {
-		vals = append(vals, v)
-	}
-	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	vals := slices.Sorted(maps.Keys(tab))
 	parts := make([]string, len(vals))
 	for i, v := range vals {
 		parts[i] = fmt.Sprintf("[0x%X]=%s", v, luaString(tab[v]))
