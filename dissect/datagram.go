@@ -87,6 +87,7 @@ type Datagram struct {
 	// fieldCaps is the field-list capacity of each message slot, for the
 	// Parallel mode's slot budget (trim).
 	fieldCaps [keepMsgs]int32
+	fieldsCap int // their sum
 }
 
 // Payload is what the decoders made of one payload: a message's own, or a

@@ -5,33 +5,36 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/game"
 )
 
-// The Parallel mode of Session.Run. Deciphering, wire decoding and opcode
-// decoding (Decode) need no per-flow state, and neither does rendering a
-// datagram once it is tracked (Renderer), so both run on every core;
-// reading, per-flow tracking (Advance), the sink's in-order step and
-// writing need capture order and run on Run's goroutine:
+// The Parallel mode of Session.Run. Every worker (Run's goroutine and one
+// helper per core beyond the first) takes a batch through all the steps
+// itself, so a decoded datagram never leaves the core that decoded it;
+// only the steps that need capture order wait for their turn, which goes
+// round the workers like a token ring:
 //
-//	Run:      src.Next -> batch ------------------> jobs
-//	helpers:  Decode (two at a time: decodePair)  -> done
-//	Run:      in order: Advance, Sink (or Renderer.Order)
-//	          if rendering: batch ----------------> jobs
-//	helpers:  Renderer render into the batch's buffer -> done
-//	Run:      in order: Renderer.Write, batch back to the free list
+//	worker k:  [read turn] fill batch from src
+//	           Decode the batch (two datagrams at a time: decodePair)
+//	           [track turn] Advance, Sink (or Renderer.Order), in order
+//	           render the batch's records (Renderer)
+//	           [write turn] Renderer.Write
 //
-// Run's goroutine takes a job itself whenever it would otherwise wait, so
-// there is no reader goroutine and no idle core: with W helpers there are
-// at most W+1 runnable goroutines. A fixed set of batches circulates, so
-// memory stays flat however long the capture.
+// The per-flow state (tracker, sink) moves between cores once per batch,
+// which is far less than a batch of decoded datagrams would: the first
+// pipeline decoded on helpers and tracked on Run's goroutine, and its
+// in-order step ran at half speed reading another core's datagrams (README
+// "Serial or parallel"). There are never more runnable goroutines than
+// workers, and each worker owns one batch, so memory stays flat however
+// long the capture.
 
 const (
 	// pipeBatchLen is the number of packets per batch: large enough that
-	// the few channel operations per batch are rare, small enough that the
-	// batches in flight stay small.
+	// the turn hand-offs per batch are rare, small enough that a batch's
+	// datagrams stay in the core's cache from decoding to writing.
 	pipeBatchLen = 32
 	// pipeBatchBytes caps the payload bytes copied into one batch.
 	pipeBatchBytes = 64 << 10
@@ -47,9 +50,8 @@ const (
 
 // Renderer is a Sink whose Datagram splits into an in-order step and a
 // rendering of the datagram that needs nothing but the datagram, so the
-// Parallel mode runs the renderings of a batch on every core once the
-// batch is tracked, and writes them in order: the output is what Datagram
-// would write.
+// Parallel mode renders on every core once a batch is tracked, and writes
+// the renderings in order: the output is what Datagram would write.
 type Renderer interface {
 	Sink
 	// Order is Datagram without the rendering, called in capture order. It
@@ -74,50 +76,34 @@ type batch struct {
 	err   error   // reader error after pkts (io.EOF at the end); nil mid-stream
 	n     int     // datagrams handed to the sink (all unless the run stopped)
 	show  bool    // some datagram is rendered
-	stage uint8   // the job to do or done: stageDecode or stageRender
-	ready bool    // the stage's job is done
 }
 
-const (
-	stageDecode uint8 = iota
-	stageRender
-)
-
-// pipe is the state of one parallel run, owned by Run's goroutine.
+// pipe is the state of one parallel run. Each field is owned by one turn:
+// only the worker holding that turn touches it.
 type pipe struct {
 	s     *Session
+	src   capture.Source
 	sink  Sink
 	rsink Renderer // sink when it renders out of order; nil otherwise
-	jobs  chan *batch
-	done  chan *batch
-	stop  atomic.Bool                                     // helpers skip what is left
-	rend  func(b []byte, dg *Datagram, mark uint8) []byte // Run's own render
-	free  []*batch
-	queue []*batch // in reading order: batches not yet written
-	adv   int      // queue[:adv] are advanced
+	done  <-chan struct{}
 
-	// In Auto mode the pipeline hands the rest of the capture to Serial
-	// when the sink shows few of the datagrams it has tracked (a -Y that
-	// keeps little): with little to render, the pipeline only moves
-	// decoding to another core, which costs more than it saves (README
-	// "Serial or parallel"). adaptive enables it; seen and shown count
-	// the datagrams tracked and marked; toSerial says the switch began
-	// (no more reading), serial that the run ended for it.
-	adaptive    bool
-	seen, shown int
-	toSerial    bool
-	serial      bool
+	// The ordered steps take turns in batch order; batch i is worker
+	// i mod workers'.
+	read, track, write turn
+
+	halt atomic.Bool // the run is ending: read and decode nothing more
+
+	reading bool // read turn: the source may have more
+
+	stopped  bool  // track turn: nothing more is tracked
+	trackErr error // track turn: the source's, the sink's or ErrStop
+
+	wfail    bool  // write turn: a Write failed, nothing more is written
+	writeErr error // write turn
 }
 
-// The switch to Serial is decided once switchAfter datagrams are tracked,
-// when fewer than one in switchRatio was shown.
-const (
-	switchAfter = 2048
-	switchRatio = 8
-)
-
-// helpers is the number of goroutines that decode and render besides
-// Run's: one per core beyond the first, unless Workers says.
+// helpers is the number of goroutines that work besides Run's: one per
+// core beyond the first, unless Workers says.
 func (s *Session) helpers() int {
 	if s.opt.Workers > 0 {
 		return s.opt.Workers
@@ -131,200 +117,189 @@ func cores() int {
 }
 
 // runParallel is the Parallel mode of Run: the sink sees exactly what
-// runSerial gives it, in the same order, on Run's goroutine; a Renderer's
-// output is written in order. Everything runParallel starts has ended when
-// it returns.
+// runSerial gives it, in the same order, one call at a time (on whichever
+// worker holds the track turn); a Renderer's output is written in order.
+// Everything runParallel starts has ended when it returns.
 func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink) error {
-	h := s.helpers()
-	// Enough batches that every goroutine has one to decode or render while
-	// Run reads, tracks and writes others.
-	nb := min(2*(h+1)+2, h+8)
-	p := &pipe{s: s, sink: sink, jobs: make(chan *batch, nb), done: make(chan *batch, nb)}
+	w := s.helpers() + 1
+	p := &pipe{s: s, src: src, sink: sink, done: ctx.Done(), reading: true}
 	if r, ok := sink.(Renderer); ok && !s.opt.EventsAsFound {
 		// Events given out as found go between the records: only Datagram
 		// keeps them in place.
-		if p.rend = r.NewRender(); p.rend != nil {
+		if r.NewRender() != nil {
 			p.rsink = r
 		}
 	}
-	for range nb {
-		p.free = append(p.free, &batch{})
+	for _, t := range []*turn{&p.read, &p.track, &p.write} {
+		t.init(w)
 	}
 	var wg sync.WaitGroup
-	wg.Add(h)
-	for range h {
-		var rend func([]byte, *Datagram, uint8) []byte
-		if p.rsink != nil {
-			rend = p.rsink.NewRender()
-		}
+	wg.Add(w - 1)
+	for k := 1; k < w; k++ {
 		go func() {
 			defer wg.Done()
-			for b := range p.jobs {
-				p.do(b, rend)
-				p.done <- b
-			}
+			p.work(k)
 		}()
 	}
-	p.adaptive = s.opt.Mode == Auto && p.rsink != nil
-	err := p.run(ctx, src)
-	p.stop.Store(true)
-	close(p.jobs)
+	p.work(0)
 	wg.Wait()
-	if p.serial && err == nil {
-		// Every batch read so far is tracked and written: the source and
-		// the sink go on from there, one datagram at a time.
-		return s.runSerial(ctx, src, sink)
+	if p.writeErr != nil && (p.trackErr == nil || p.trackErr == ErrStop) {
+		return p.writeErr
 	}
-	return err
+	return p.trackErr
 }
 
-// do runs b's job.
-func (p *pipe) do(b *batch, rend func([]byte, *Datagram, uint8) []byte) {
-	if p.stop.Load() {
+// work is worker k's loop: one batch at a time through every step, each
+// ordered step in its turn, until the source ends or the run stops.
+func (p *pipe) work(k int) {
+	var rend func([]byte, *Datagram, uint8) []byte
+	if p.rsink != nil {
+		rend = p.rsink.NewRender()
+	}
+	b := &batch{}
+	for seq := uint64(k); ; seq += uint64(len(p.read.wake)) {
+		p.read.wait(seq)
+		more := p.reading && !p.halt.Load() && !p.isDone()
+		if more {
+			b.err = fill(p.src, b)
+			if b.err != nil && b.err != capture.ErrNoPacket {
+				p.reading = false
+			}
+		} else {
+			p.reading = false
+		}
+		p.read.pass(seq)
+
+		if more && !p.halt.Load() {
+			p.decode(b)
+		}
+
+		p.track.wait(seq)
+		// halt without stopped is a failed Write: tracking ends too.
+		tracked := more && !p.stopped && !p.halt.Load()
+		if tracked && p.isDone() {
+			p.stopped, tracked = true, false
+		}
+		if tracked {
+			if end, err := p.trackBatch(b); end {
+				p.stopped, p.trackErr = true, err
+				p.halt.Store(true)
+			}
+		}
+		p.track.pass(seq)
+
+		if tracked && b.show {
+			out := b.out[:0]
+			for i := range b.n {
+				if m := b.marks[i]; m != 0 {
+					out = rend(out, &b.dgs[i], m)
+				}
+			}
+			b.out = out
+		}
+
+		p.write.wait(seq)
+		if tracked && b.show && !p.wfail {
+			if err := p.rsink.Write(b.out); err != nil {
+				p.wfail, p.writeErr = true, err
+				p.halt.Store(true)
+			}
+		}
+		p.write.pass(seq)
+
+		if !more {
+			return
+		}
+		b.release()
+	}
+}
+
+// turn orders one step of the workers: batch seq takes it after batch
+// seq-1 passed it. A worker waiting for its turn spins first, yielding its
+// thread to other goroutines, and only then sleeps: a sleeping goroutine
+// woken by a channel send is queued on the sender's thread, where it waits
+// for the sender to block, so hand-offs through channels alone ran the
+// workers one after the other instead of side by side.
+type turn struct {
+	next atomic.Uint64
+	wake []chan struct{} // per worker; a token means "look again"
+}
+
+// turnSpin is how long a worker spins before it sleeps: longer than a
+// batch's decoding, so on a busy pipeline turns pass without sleeping.
+const turnSpin = 200 * time.Microsecond
+
+func (t *turn) init(workers int) {
+	t.wake = make([]chan struct{}, workers)
+	for k := range t.wake {
+		t.wake[k] = make(chan struct{}, 1)
+	}
+}
+
+// wait returns once it is batch seq's turn.
+func (t *turn) wait(seq uint64) {
+	if t.next.Load() == seq {
 		return
 	}
-	switch b.stage {
-	case stageDecode:
-		d := p.s.d
-		i := 0
-		for ; i+1 < len(b.pkts); i += 2 {
-			d.decodePair(&b.dgs[i], &b.dgs[i+1], &b.pkts[i], &b.pkts[i+1])
-		}
-		if i < len(b.pkts) {
-			d.Decode(&b.dgs[i], &b.pkts[i])
-		}
-	case stageRender:
-		out := b.out[:0]
-		for i := range b.n {
-			if m := b.marks[i]; m != 0 {
-				out = rend(out, &b.dgs[i], m)
+	start := time.Now()
+	for i := 1; t.next.Load() != seq; i++ {
+		if i%64 == 0 && time.Since(start) > turnSpin {
+			w := t.wake[seq%uint64(len(t.wake))]
+			for t.next.Load() != seq {
+				<-w
 			}
+			return
 		}
-		b.out = out
+		runtime.Gosched()
 	}
 }
 
-// run reads, tracks and writes until the source ends or fails, the sink
-// fails or stops, or ctx is done; batches tracked by then are still
-// written. It returns with no job in flight.
-func (p *pipe) run(ctx context.Context, src capture.Source) error {
-	done := ctx.Done()
-	reading := true  // the source may have more
-	stopped := false // nothing more is read or tracked
-	wfail := false   // a Write failed: nothing more is written
-	var result error
-	for {
-		// Take what the helpers finished.
-		for drained := false; !drained; {
-			select {
-			case b := <-p.done:
-				b.ready = true
-			default:
-				drained = true
-			}
-		}
-		progress := false
-		// Track, in order, every batch decoded.
-		for !stopped && p.adv < len(p.queue) && p.queue[p.adv].ready {
-			b := p.queue[p.adv]
-			p.adv++
-			progress = true
-			if end, err := p.track(b); end {
-				stopped, reading, result = true, false, err
-			}
-		}
-		if stopped && p.adv < len(p.queue) {
-			// Batches read after the end: drop them untracked once decoded.
-			for _, b := range p.queue[p.adv:] {
-				for !b.ready {
-					p.wait()
-				}
-				p.release(b)
-			}
-			p.queue = p.queue[:p.adv]
-		}
-		// Write, in order, every batch tracked and rendered.
-		for p.adv > 0 && p.queue[0].ready {
-			b := p.queue[0]
-			if b.show && !wfail {
-				if err := p.rsink.Write(b.out); err != nil {
-					wfail, stopped, reading = true, true, false
-					if result == nil || result == ErrStop {
-						result = err
-					}
-				}
-			}
-			copy(p.queue, p.queue[1:])
-			p.queue = p.queue[:len(p.queue)-1]
-			p.adv--
-			p.release(b)
-			progress = true
-		}
-		if stopped && len(p.queue) == 0 {
-			return result
-		}
-		if p.toSerial && len(p.queue) == 0 {
-			p.serial = true
-			return nil
-		}
-		if p.adaptive && reading && !p.toSerial && p.seen >= switchAfter {
-			if p.shown*switchRatio < p.seen {
-				p.toSerial, reading = true, false
-			}
-			p.adaptive = false // decided once
-		}
-		if !stopped {
-			select {
-			case <-done:
-				stopped, reading = true, false
-				continue
-			default:
-			}
-		}
-		if reading && len(p.free) > 0 {
-			b := p.free[len(p.free)-1]
-			p.free = p.free[:len(p.free)-1]
-			b.err = fill(src, b)
-			b.stage, b.ready = stageDecode, false
-			if b.err != nil && b.err != capture.ErrNoPacket {
-				reading = false
-			}
-			p.queue = append(p.queue, b)
-			p.jobs <- b // never blocks: jobs has room for every batch
-			continue
-		}
-		if !progress {
-			p.wait()
-		}
-	}
-}
-
-// wait waits for a helper to finish a job, doing one itself meanwhile.
-func (p *pipe) wait() {
+// pass gives the turn after batch seq to the next batch's worker.
+func (t *turn) pass(seq uint64) {
+	t.next.Store(seq + 1)
 	select {
-	case b := <-p.done:
-		b.ready = true
-	case b := <-p.jobs:
-		p.do(b, p.rend)
-		b.ready = true
+	case t.wake[(seq+1)%uint64(len(t.wake))] <- struct{}{}:
+	default: // a token is there already
 	}
 }
 
-// release puts a batch out of the queue back on the free list.
-func (p *pipe) release(b *batch) {
+// isDone reports whether the run's context is done.
+func (p *pipe) isDone() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// decode decodes b's packets into its datagrams.
+func (p *pipe) decode(b *batch) {
+	d := p.s.d
+	i := 0
+	for ; i+1 < len(b.pkts); i += 2 {
+		d.decodePair(&b.dgs[i], &b.dgs[i+1], &b.pkts[i], &b.pkts[i+1])
+	}
+	if i < len(b.pkts) {
+		d.Decode(&b.dgs[i], &b.pkts[i])
+	}
+}
+
+// release lets go of what a rare huge datagram grew, so the batch can be
+// filled again.
+func (b *batch) release() {
 	if cap(b.out) > keepOutput {
 		b.out = nil
 	}
 	for i := range b.dgs {
 		b.dgs[i].trim()
 	}
-	p.free = append(p.free, b)
 }
 
-// track advances b's datagrams in order and hands them to the sink, then
-// passes on the reader's error after them; with a Renderer, b is then
-// queued for rendering. end says the run is over, with err.
-func (p *pipe) track(b *batch) (end bool, err error) {
+// trackBatch advances b's datagrams in order and hands them to the sink,
+// then passes on the reader's error after them. end says the run is over,
+// with err.
+func (p *pipe) trackBatch(b *batch) (end bool, err error) {
 	s := p.s
 	b.n, b.show = 0, false
 	if cap(b.marks) < len(b.pkts) {
@@ -340,24 +315,15 @@ func (p *pipe) track(b *batch) (end bool, err error) {
 			s.d.Advance(dg)
 			b.marks[i], err = p.rsink.Order(dg)
 			b.show = b.show || b.marks[i] != 0
-			p.seen++
-			if b.marks[i] != 0 {
-				p.shown++
-			}
 		}
 		if err != nil {
-			end = true
-			break
+			return true, err
 		}
 	}
-	if !end && b.err != nil {
-		end, err = s.noPacket(b.err, p.sink)
+	if b.err != nil {
+		return s.noPacket(b.err, p.sink)
 	}
-	if b.show {
-		b.stage, b.ready = stageRender, false
-		p.jobs <- b // never blocks: jobs has room for every batch
-	}
-	return end, err
+	return false, nil
 }
 
 // trim lets go of buffers a rare huge datagram grew (see keepBytes).
@@ -389,21 +355,19 @@ func (dg *Datagram) trim() {
 	// Field lists stay with their message slot across datagrams: without a
 	// budget each slot would keep, per message index, the most fields any
 	// datagram ever had there. fieldCaps remembers each message slot's
-	// field capacity as trim last saw it, so the budget is summed from one
-	// small array: only the slots this datagram used (in cache) are read,
-	// and the cold ones only when the budget is exceeded (rare).
+	// field capacity as trim last saw it and fieldsCap their sum, so only
+	// the slots this datagram used (in cache) are read, and the cold ones
+	// only when the budget is exceeded (rare).
 	ms := dg.Msgs
 	if cap(ms) == 0 {
-		dg.fieldCaps = [keepMsgs]int32{}
+		dg.fieldCaps, dg.fieldsCap = [keepMsgs]int32{}, 0
 	}
 	for i := range ms {
-		dg.fieldCaps[i] = ms[i].fieldCap()
+		c := ms[i].fieldCap()
+		dg.fieldsCap += int(c - dg.fieldCaps[i])
+		dg.fieldCaps[i] = c
 	}
-	total := 0
-	for _, n := range dg.fieldCaps {
-		total += int(n)
-	}
-	if total <= keepFields {
+	if dg.fieldsCap <= keepFields {
 		return
 	}
 	fields := 0
@@ -417,6 +381,7 @@ func (dg *Datagram) trim() {
 		}
 		dg.fieldCaps[i] = all[i].fieldCap()
 	}
+	dg.fieldsCap = fields
 }
 
 // fieldCap is the capacity of m's field lists, its own and its reassembled

@@ -11,8 +11,9 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// Sink consumes what a Session decodes. Its methods are called on the
-// goroutine that called Run, in capture order (a Renderer's render
+// Sink consumes what a Session decodes. Its methods are called one at a
+// time, in capture order: on the goroutine that called Run in Serial mode,
+// on the worker whose turn it is in Parallel mode (a Renderer's render
 // functions are the exception: see Renderer).
 type Sink interface {
 	// Datagram receives every datagram. dg, and everything it points to,
@@ -45,25 +46,20 @@ type Mode int
 
 const (
 	// Auto is Parallel when two or more goroutines can run at once
-	// (GOMAXPROCS and the CPUs the process may use), events are not handed
-	// out as found, and the sink is a Renderer that renders (printing every
-	// datagram); Serial otherwise. On one core the pipeline would be Serial
-	// with extra hand-offs. Without rendering to share out, the pipeline
-	// was measured slower than Serial on two cores (decoded datagrams
-	// crossing cores and a working set of hundreds of slots against one);
-	// with rendering it was measured faster (README "Serial or parallel").
-	// Auto also hands the rest of a capture to Serial when the Renderer has
-	// shown fewer than one in eight of the first 2,048 datagrams (a -Y that
-	// keeps little). A live source or a pipe must ask for Serial: Parallel
-	// reads a batch ahead, so a datagram would wait for the packets after it.
+	// (GOMAXPROCS and the CPUs the process may use) and events are not
+	// handed out as found; Serial otherwise (on one core the pipeline would
+	// be Serial with extra hand-offs). A live source or a pipe must ask for
+	// Serial: Parallel reads a batch ahead, so a datagram would wait for
+	// the packets after it (README "Serial or parallel").
 	Auto Mode = iota
 	// Serial decodes each packet and hands it to the Sink before reading
 	// the next, on Run's goroutine.
 	Serial
-	// Parallel reads batches of packets ahead and decodes them, and
-	// renders them for a Renderer sink, on Workers goroutines besides
-	// Run's; the Sink sees exactly what Serial gives it, and a Renderer
-	// writes the same bytes.
+	// Parallel reads batches of packets ahead and takes each through
+	// decoding, tracking and (for a Renderer) rendering on one of Workers+1
+	// goroutines, Run's among them, the ordered steps in batch order; the
+	// Sink sees exactly what Serial gives it, one call at a time, and a
+	// Renderer writes the same bytes.
 	Parallel
 )
 
@@ -129,8 +125,7 @@ func (s *Session) parallel(sink Sink) bool {
 	case Parallel:
 		return true
 	case Auto:
-		r, ok := sink.(Renderer)
-		return cores() >= 2 && !s.opt.EventsAsFound && ok && r.NewRender() != nil
+		return cores() >= 2 && !s.opt.EventsAsFound
 	}
 	return false
 }

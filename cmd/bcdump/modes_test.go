@@ -84,9 +84,8 @@ func TestModesPrintTheSame(t *testing.T) {
 		{[]string{"read", "-Y", "anomalies", "-F", "json", "-c", "7"}, small},
 		{[]string{"read", "-Y", "messages.opcode_name == ChecksumResp", "-C", "2"}, small},
 		{[]string{"read", "-Y", "anomalies", "-C", "1", "-c", "3", "-F", "hex"}, small},
-		// Filters that keep few of session 3's datagrams: Auto hands the
-		// rest of the capture to Serial after 2,048 (dissect switchAfter),
-		// with a -C context window across the switch.
+		// Filters that keep few of session 3's datagrams, one with a -C
+		// context window across batches.
 		{[]string{"read", "-Y", "messages.opcode_name == ChecksumResp", "-C", "2"}, []string{s3}},
 		{[]string{"read", "-Y", "messages.retransmit", "-F", "json"}, []string{s3}},
 		{[]string{"read", "--fail-on", "warn", "-F", "json"}, small},
