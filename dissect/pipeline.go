@@ -95,6 +95,17 @@ type pipe struct {
 
 	reading bool // read turn: the source may have more
 
+	// In Auto mode the pipeline checks, every coreCheckEvery batches read,
+	// how many cores the process actually got (CPU time over wall time);
+	// when other processes leave it less than coreCheckMin, it stops
+	// reading, finishes what it read and hands the rest of the capture to
+	// Serial (README "Serial or parallel"). All read turn.
+	probe    func() (time.Duration, bool) // processCPU; tests replace it
+	batches  int                          // batches read
+	lastCPU  time.Duration                // at the last check
+	lastWall time.Time
+	toSerial bool // the switch was decided
+
 	stopped  bool  // track turn: nothing more is tracked
 	trackErr error // track turn: the source's, the sink's or ErrStop
 
@@ -123,6 +134,9 @@ func cores() int {
 func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink) error {
 	w := s.helpers() + 1
 	p := &pipe{s: s, src: src, sink: sink, done: ctx.Done(), reading: true}
+	if s.opt.Mode == Auto {
+		p.probe = cpuProbe
+	}
 	if r, ok := sink.(Renderer); ok && !s.opt.EventsAsFound {
 		// Events given out as found go between the records: only Datagram
 		// keeps them in place.
@@ -143,6 +157,11 @@ func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink
 	}
 	p.work(0)
 	wg.Wait()
+	if p.toSerial && !p.stopped && !p.wfail {
+		// Every batch read so far is tracked and written: the source and
+		// the sink go on from there, one datagram at a time.
+		return s.runSerial(ctx, src, sink)
+	}
 	if p.writeErr != nil && (p.trackErr == nil || p.trackErr == ErrStop) {
 		return p.writeErr
 	}
@@ -157,9 +176,10 @@ func (p *pipe) work(k int) {
 		rend = p.rsink.NewRender()
 	}
 	b := &batch{}
+	spin := [3]time.Duration{turnSpin, turnSpin, turnSpin} // read, track, write
 	for seq := uint64(k); ; seq += uint64(len(p.read.wake)) {
-		p.read.wait(seq)
-		more := p.reading && !p.halt.Load() && !p.isDone()
+		p.read.wait(seq, &spin[0])
+		more := p.reading && !p.halt.Load() && !p.isDone() && !p.crowded()
 		if more {
 			b.err = fill(p.src, b)
 			if b.err != nil && b.err != capture.ErrNoPacket {
@@ -174,7 +194,7 @@ func (p *pipe) work(k int) {
 			p.decode(b)
 		}
 
-		p.track.wait(seq)
+		p.track.wait(seq, &spin[1])
 		// halt without stopped is a failed Write: tracking ends too.
 		tracked := more && !p.stopped && !p.halt.Load()
 		if tracked && p.isDone() {
@@ -198,7 +218,7 @@ func (p *pipe) work(k int) {
 			b.out = out
 		}
 
-		p.write.wait(seq)
+		p.write.wait(seq, &spin[2])
 		if tracked && b.show && !p.wfail {
 			if err := p.rsink.Write(b.out); err != nil {
 				p.wfail, p.writeErr = true, err
@@ -225,9 +245,16 @@ type turn struct {
 	wake []chan struct{} // per worker; a token means "look again"
 }
 
-// turnSpin is how long a worker spins before it sleeps: longer than a
-// batch's decoding, so on a busy pipeline turns pass without sleeping.
-const turnSpin = 200 * time.Microsecond
+// A worker spins at most turnSpin before it sleeps: longer than a batch's
+// decoding, so on a busy pipeline turns pass without sleeping. Each wait
+// that ends asleep halves the worker's budget for that turn (down to
+// turnSpinMin) and each that ends spinning doubles it again: when another
+// process holds a core, the turn's holder is often off-CPU, and spinning
+// would take the core it needs.
+const (
+	turnSpin    = 200 * time.Microsecond
+	turnSpinMin = 5 * time.Microsecond
+)
 
 func (t *turn) init(workers int) {
 	t.wake = make([]chan struct{}, workers)
@@ -236,14 +263,16 @@ func (t *turn) init(workers int) {
 	}
 }
 
-// wait returns once it is batch seq's turn.
-func (t *turn) wait(seq uint64) {
+// wait returns once it is batch seq's turn; budget is the worker's spin
+// budget for this turn (see turnSpin).
+func (t *turn) wait(seq uint64, budget *time.Duration) {
 	if t.next.Load() == seq {
 		return
 	}
 	start := time.Now()
 	for i := 1; t.next.Load() != seq; i++ {
-		if i%64 == 0 && time.Since(start) > turnSpin {
+		if i%64 == 0 && time.Since(start) > *budget {
+			*budget = max(*budget/2, turnSpinMin)
 			w := t.wake[seq%uint64(len(t.wake))]
 			for t.next.Load() != seq {
 				<-w
@@ -252,6 +281,7 @@ func (t *turn) wait(seq uint64) {
 		}
 		runtime.Gosched()
 	}
+	*budget = min(*budget*2, turnSpin)
 }
 
 // pass gives the turn after batch seq to the next batch's worker.
@@ -261,6 +291,48 @@ func (t *turn) pass(seq uint64) {
 	case t.wake[(seq+1)%uint64(len(t.wake))] <- struct{}{}:
 	default: // a token is there already
 	}
+}
+
+// The pipeline spends about 1.5 times Serial's CPU per datagram without
+// rendering (the per-flow state moving between cores, waiting for turns),
+// so it is faster only with more than 1.5 cores to itself. Measured on the
+// 2-vCPU machine: about 1.9-2.0 cores when it is otherwise idle, 0.9-1.1
+// with one other busy process, which made stats 50% slower than Serial.
+const coreCheckMin = 1.4
+
+// coreCheckEvery (batches) and cpuProbe, what Auto measures the process's
+// cores with, are variables for the tests.
+var (
+	coreCheckEvery = 256
+	cpuProbe       = processCPU
+)
+
+// crowded checks, in the read turn, whether the pipeline got too few cores
+// over the last coreCheckEvery batches (see coreCheckMin); once it has,
+// nothing more is read.
+func (p *pipe) crowded() bool {
+	if p.probe == nil || p.toSerial {
+		return p.toSerial
+	}
+	p.batches++
+	if (p.batches-1)%coreCheckEvery != 0 {
+		return false
+	}
+	cpu, ok := p.probe()
+	if !ok {
+		p.probe = nil
+		return false
+	}
+	now := time.Now()
+	// The first window (start-up, warming the slots) only sets the mark.
+	if p.batches > 1 {
+		if wall := now.Sub(p.lastWall); wall > 0 && float64(cpu-p.lastCPU) < coreCheckMin*float64(wall) {
+			p.toSerial = true
+			return true
+		}
+	}
+	p.lastCPU, p.lastWall = cpu, now
+	return false
 }
 
 // isDone reports whether the run's context is done.

@@ -109,6 +109,26 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}
 }
 
+// When Auto's pipeline finds it gets too few cores (another process is
+// busy), it hands the rest of the capture to Serial: the sink sees the
+// same, whether the switch falls mid-capture, at the very end or not at all.
+func TestCrowdedAutoMatchesSerial(t *testing.T) {
+	path := replicated(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), 2) // 271 batches
+	want, wantErr := render(t, path, runModes[0])
+	for _, every := range []int{1, 5, 100, 270, 1000} {
+		calls, restore := dissect.CrowdedAfter(every)
+		got, gotErr := render(t, path, runMode{"auto", dissect.SessionOptions{Workers: 2}})
+		n := calls()
+		restore()
+		if !sameErr(gotErr, wantErr) || !bytes.Equal(got, want) {
+			t.Errorf("switch after %d batches: error %v, %d bytes; serial: error %v, %d bytes", every, gotErr, len(got), wantErr, len(want))
+		}
+		if wantChecks := min(2, 1+270/every); n != wantChecks {
+			t.Errorf("switch after %d batches: %d core checks, want %d", every, n, wantChecks)
+		}
+	}
+}
+
 func sameErr(a, b error) bool {
 	if a == nil || b == nil {
 		return a == b

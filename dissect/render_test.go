@@ -83,7 +83,10 @@ func TestRendererMatchesSerial(t *testing.T) {
 		{Mode: dissect.Parallel, Workers: 1},
 		{Mode: dissect.Parallel, Workers: 2},
 		{Mode: dissect.Parallel, Workers: 16},
+		{Mode: dissect.Auto, Workers: 2}, // short of cores after 8 batches: see below
 	}
+	calls, restore := dissect.CrowdedAfter(7)
+	defer restore()
 	for _, tt := range []struct {
 		name           string
 		skip           int
@@ -110,6 +113,12 @@ func TestRendererMatchesSerial(t *testing.T) {
 			if i == 0 {
 				want = j.out.Bytes()
 				continue
+			}
+			if n := calls(); so.Mode == dissect.Auto && tt.stopAt == 0 && tt.failAt == 0 {
+				// Auto found itself crowded and went on in Serial.
+				if n != 2 {
+					t.Errorf("%s, Auto: %d core checks, want 2 (the mark, then the switch)", tt.name, n)
+				}
 			}
 			if tt.failAt > 0 {
 				// Records go out a batch at a time: fewer may have made it.

@@ -1,0 +1,15 @@
+package dissect
+
+import "time"
+
+// CrowdedAfter makes Auto's pipeline find itself short of cores at its
+// second check, every batches after its first: the process seems to get
+// no CPU at all. calls returns the checks made since it was last called;
+// restore undoes it.
+func CrowdedAfter(every int) (calls func() int, restore func()) {
+	oldProbe, oldEvery := cpuProbe, coreCheckEvery
+	n := 0
+	cpuProbe = func() (time.Duration, bool) { n++; return 0, true }
+	coreCheckEvery = every
+	return func() int { c := n; n = 0; return c }, func() { cpuProbe, coreCheckEvery = oldProbe, oldEvery }
+}
