@@ -115,13 +115,13 @@ type Tracker struct {
 	nextSweep int64
 	started   bool
 
-	flows  map[FlowKey]*flow     // the active flows
-	cache  *[flowCacheSize]*flow // direct-mapped by cacheSlot, in front of the map
-	last   *flow                 // the flow of the previous datagram: skips the map most of the time
-	lru    flowList              // active flows, most recently active first
-	timers flowHeap              // active flows by due time
-	batch  []*flow               // scratch for sweep
-	pieces []piece               // unused part of the chunk newPieces hands out
+	flows  map[FlowKey]*flow        // the active flows
+	cache  *[flowCacheSets]cacheSet // 2-way set-associative by cacheSlot, in front of the map
+	last   *flow                    // the flow of the previous datagram: skips the map most of the time
+	lru    flowList                 // active flows, most recently active first
+	timers flowHeap                 // active flows by due time
+	batch  []*flow                  // scratch for sweep
+	pieces []piece                  // unused part of the chunk newPieces hands out
 
 	whyIdle, whyReasm string // whyText's texts, built once
 	bytes             int    // estimated state of the active flows
@@ -142,7 +142,7 @@ type Tracker struct {
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).
 func NewTracker(cfg Config) *Tracker {
-	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow), cache: new([flowCacheSize]*flow)}
+	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow), cache: new([flowCacheSets]cacheSet)}
 	t.hash.SetSeed(maphash.MakeSeed())
 	return t
 }
@@ -350,14 +350,19 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 		t.lru.touch(f, ts)
 		return f
 	}
-	slot := cacheSlot(&key)
-	if f := t.cache[slot]; f != nil && f.key == key {
-		t.last = f
-		t.lru.touch(f, ts)
-		return f
+	slot, tag := cacheSlot(&key)
+	set := &t.cache[slot]
+	// The tags spare reading other flows' keys (a cache miss each).
+	for w := range set {
+		if f := set[w].f; f != nil && set[w].tag == tag && f.key == key {
+			t.last = f
+			t.lru.touch(f, ts)
+			return f
+		}
 	}
 	if f := t.flows[key]; f != nil {
-		t.last, t.cache[slot] = f, f
+		t.last = f
+		set.put(tag, f)
 		t.lru.touch(f, ts)
 		return f
 	}
@@ -380,7 +385,8 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 	t.timers.push(f)
 	f.bytes, f.sized = f.size(), f.sizeKey()
 	t.bytes += f.bytes
-	t.last, t.cache[slot] = f, f
+	t.last = f
+	t.cache[slot].put(tag, f) // evictFlow may have cleared a way
 	return f
 }
 
@@ -407,8 +413,11 @@ func (t *Tracker) finishFlow(f *flow, why string) {
 	if t.last == f {
 		t.last = nil
 	}
-	if slot := cacheSlot(&f.key); t.cache[slot] == f {
-		t.cache[slot] = nil
+	slot, _ := cacheSlot(&f.key)
+	for w := range t.cache[slot] {
+		if t.cache[slot][w].f == f {
+			t.cache[slot][w] = cacheEntry{}
+		}
 	}
 	t.lru.unlink(f)
 	t.timers.remove(f)

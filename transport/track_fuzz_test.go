@@ -182,9 +182,17 @@ func (t *Tracker) checkTable() error {
 			return fmt.Errorf("heap out of order at %d", i)
 		}
 	}
-	for i, f := range t.cache {
-		if f != nil && (t.flows[f.key] != f || cacheSlot(&f.key) != i) {
-			return fmt.Errorf("cache slot %d holds flow %d, not active there", i, f.id)
+	for i, set := range t.cache {
+		for _, ce := range set {
+			if ce.f == nil {
+				continue
+			}
+			if slot, tag := cacheSlot(&ce.f.key); t.flows[ce.f.key] != ce.f || slot != i || tag != ce.tag {
+				return fmt.Errorf("cache slot %d holds flow %d, not active there", i, ce.f.id)
+			}
+		}
+		if set[0].f != nil && set[0].f == set[1].f {
+			return fmt.Errorf("cache slot %d holds flow %d twice", i, set[0].f.id)
 		}
 	}
 	if sum != t.bytes {
