@@ -198,7 +198,7 @@ func (t *Tracker) sweep() {
 // Size estimates of the state kept per flow: the structs themselves plus
 // map and pointer overhead.
 const (
-	flowBaseBytes  = int(unsafe.Sizeof(flow{})) + 4*64 + 128 // 4 empty bySeq maps, flows map entry and heap slot
+	flowBaseBytes  = int(unsafe.Sizeof(flow{})) + 4*64 + 128 // 4 first bySeq tables, flows map entry and heap slot
 	slotBytes      = int(unsafe.Sizeof(sentMsg{})) + 16 + 4  // bySeq entry, free list entry
 	pieceBytes     = int(unsafe.Sizeof(piece{}))
 	reasmBytes     = int(unsafe.Sizeof(reassembly{})) + 8

@@ -90,7 +90,7 @@ const keptPieces = 4
 
 // channel is one direction's sequence space of one flow.
 type channel struct {
-	bySeq      map[uint16]int32
+	bySeq      seqIndex
 	slots      []sentMsg
 	free       []int32
 	head, tail int32 // most recently active at head; -1 when empty
@@ -101,10 +101,7 @@ type channel struct {
 }
 
 func (c *channel) reset() {
-	if c.bySeq == nil {
-		c.bySeq = make(map[uint16]int32)
-	}
-	clear(c.bySeq)
+	c.bySeq.reset()
 	c.free = c.free[:0]
 	for i := range c.slots {
 		c.free = append(c.free, int32(len(c.slots)-1-i))
@@ -187,9 +184,7 @@ func (c *channel) touch(i int32) {
 func (c *channel) remove(i int32) {
 	c.unlink(i)
 	e := &c.slots[i]
-	if j, ok := c.bySeq[e.seq]; ok && j == i {
-		delete(c.bySeq, e.seq)
-	}
+	c.bySeq.del(e.seq, i)
 	c.pieces -= len(e.pieces)
 	e.pieces = e.pieces[:0]
 	if cap(e.pieces) > keptPieces {
@@ -217,7 +212,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 	c := m.Channel()
 	ch := &f.ch[d][c]
 	ext := ch.extend(m.Seq)
-	slot, ok := ch.bySeq[m.Seq]
+	slot, ok := ch.bySeq.get(m.Seq)
 	if ok && ch.slots[slot].ext != ext {
 		t.finishMsg(f, d, c, slot) // the seq came round again: a new message
 		ok = false
@@ -248,7 +243,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		e := &ch.slots[slot]
 		e.typ, e.seq, e.ext, e.frag, e.op = m.Type, m.Seq, ext, m.Fragment, -1
 		e.frame, e.msg, e.off, e.first = frame, int32(i), int32(m.Offset), ts
-		ch.bySeq[m.Seq] = slot
+		ch.bySeq.set(m.Seq, slot)
 		f.st.reliable[d]++
 	}
 	ch.touch(slot)
@@ -366,7 +361,7 @@ func (t *Tracker) ack(f *flow, d Dir, frame int, ts int64, i int, m *Message, mi
 	c := m.Channel()
 	ch := &f.ch[sd][c]
 	key := pieceKey(m.AckFrag, m.FragIdx)
-	if slot, ok := ch.bySeq[m.Seq]; ok && ch.slots[slot].ext == ch.peek(m.Seq) {
+	if slot, ok := ch.bySeq.get(m.Seq); ok && ch.slots[slot].ext == ch.peek(m.Seq) {
 		e := &ch.slots[slot]
 		if pi := e.find(key); pi >= 0 {
 			ch.touch(slot)

@@ -125,10 +125,10 @@ func (t *Tracker) checkBounds() error {
 		for d := range f.ch {
 			for k := range f.ch[d] {
 				ch := &f.ch[d][k]
-				if ch.n > c.MaxTrackedMessages || ch.pieces > c.MaxTrackedFragments || len(ch.bySeq) != ch.n ||
+				if ch.n > c.MaxTrackedMessages || ch.pieces > c.MaxTrackedFragments || ch.bySeq.n != ch.n ||
 					len(ch.slots) > c.MaxTrackedMessages {
 					return fmt.Errorf("flow %d %d/%d: %d messages, %d pieces, %d keys, %d slots",
-						f.id, d, k, ch.n, ch.pieces, len(ch.bySeq), len(ch.slots))
+						f.id, d, k, ch.n, ch.pieces, ch.bySeq.n, len(ch.slots))
 				}
 				n, pieces := 0, 0
 				for i := ch.head; i >= 0; i = ch.slots[i].next {
@@ -136,7 +136,7 @@ func (t *Tracker) checkBounds() error {
 						return fmt.Errorf("flow %d: LRU list longer than %d", f.id, ch.n)
 					}
 					pieces += len(ch.slots[i].pieces)
-					if j, ok := ch.bySeq[ch.slots[i].seq]; !ok || j != i {
+					if j, ok := ch.bySeq.get(ch.slots[i].seq); !ok || j != i {
 						return fmt.Errorf("flow %d: seq %d not indexed", f.id, ch.slots[i].seq)
 					}
 				}
