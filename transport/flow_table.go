@@ -211,17 +211,10 @@ type StateSizer interface {
 	StateBytes() int
 }
 
-// size estimates the bytes f holds. Every slot ever used keeps a piece
-// buffer (up to keptPieces); held pieces beyond one per slot are counted
-// as they are held.
+// size estimates the bytes f holds. It reads lines 2 and 3 of f (and a
+// layer's state), not the channels: it runs for every new reliable message.
 func (f *flow) size() int {
-	n := flowBaseBytes + cap(f.nameRaw) + len(f.name) + 8*cap(f.st.rtt) + anomCountBytes*len(f.st.anoms) + 8*cap(f.reasm)
-	for d := range f.ch {
-		for c := range f.ch[d] {
-			ch := &f.ch[d][c]
-			n += cap(ch.slots)*slotBytes + max(len(ch.slots), ch.pieces)*pieceBytes
-		}
-	}
+	n := flowBaseBytes + cap(f.nameRaw) + len(f.name) + 8*cap(f.st.rtt) + anomCountBytes*int(f.nAnoms) + 8*cap(f.reasm) + f.chBytes
 	for _, r := range f.reasm {
 		n += reasmBytes + cap(r.buf)
 	}
@@ -241,7 +234,7 @@ func (f *flow) size() int {
 // datagram.)
 func (f *flow) sizeKey() uint64 {
 	c := &f.st
-	return c.reliable[0] + c.reliable[1] + c.fragments[0] + c.fragments[1] + uint64(len(c.rtt)) +
+	return c.grown + uint64(len(c.rtt)) +
 		uint64(len(f.reasm))<<32 + uint64(f.rbytes)<<40
 }
 

@@ -110,6 +110,13 @@ func (c *channel) reset() {
 	c.ext, c.hasExt, c.limitNoted = 0, false, false
 }
 
+// size is the channel's share of flow.size: every slot ever used keeps a
+// piece buffer (up to keptPieces); held pieces beyond one per slot are
+// counted as they are held.
+func (c *channel) size() int {
+	return cap(c.slots)*slotBytes + max(len(c.slots), c.pieces)*pieceBytes
+}
+
 // extend unwraps a sent seq and moves the channel's high mark.
 func (c *channel) extend(seq uint16) int64 {
 	if !c.hasExt {
@@ -239,12 +246,15 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		if ch.n >= t.cfg.MaxTrackedMessages {
 			t.evict(f, d, c, -1)
 		}
+		n := ch.size()
 		slot = ch.alloc()
+		f.chBytes += ch.size() - n
 		e := &ch.slots[slot]
 		e.typ, e.seq, e.ext, e.frag, e.op = m.Type, m.Seq, ext, m.Fragment, -1
 		e.frame, e.msg, e.off, e.first = frame, int32(i), int32(m.Offset), ts
 		ch.bySeq.set(m.Seq, slot)
 		f.st.reliable[d]++
+		f.st.grown++
 	}
 	ch.touch(slot)
 	e := &ch.slots[slot]
@@ -293,10 +303,13 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 				e.pieces = t.newPieces()
 			}
 			e.pieces = append(e.pieces, piece{key: key, hash: h, frame: frame, msg: int32(i), first: ts})
+			n := ch.size()
 			ch.pieces++
+			f.chBytes += ch.size() - n
 		}
 		if m.Fragment {
 			f.st.fragments[d]++
+			f.st.grown++
 		}
 		if m.HasFragTotal {
 			e.total, e.hasTotal = m.FragTotal, true
@@ -485,7 +498,9 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 			"%s was retransmitted %d times up to frame %d, %s after the first send, and no matching ACK was seen%s",
 			msgLabel(d, c, e), unackedRe, e.lastReFrame, time.Duration(e.lastRe-e.first), what)
 	}
+	n := ch.size()
 	ch.remove(slot)
+	f.chBytes += ch.size() - n
 }
 
 func msgLabel(d Dir, c Channel, e *sentMsg) string {

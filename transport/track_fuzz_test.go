@@ -122,6 +122,17 @@ func (t *Tracker) checkBounds() error {
 		if len(f.st.rtt) > c.MaxRTTSamples {
 			return fmt.Errorf("flow %d: %d RTT samples", f.id, len(f.st.rtt))
 		}
+		chBytes := 0
+		for d := range f.ch {
+			for k := range f.ch[d] {
+				chBytes += f.ch[d][k].size()
+			}
+		}
+		if c := &f.st; chBytes != f.chBytes || int(f.nAnoms) != len(c.anoms) ||
+			c.grown != c.reliable[0]+c.reliable[1]+c.fragments[0]+c.fragments[1] {
+			return fmt.Errorf("flow %d: channels hold %d bytes, counted %d; %d anomaly codes, counted %d; grown %d",
+				f.id, chBytes, f.chBytes, len(c.anoms), f.nAnoms, c.grown)
+		}
 		for d := range f.ch {
 			for k := range f.ch[d] {
 				ch := &f.ch[d][k]
