@@ -220,7 +220,9 @@ func BenchmarkTrackSession3Flows(b *testing.B) {
 					order = append(order, at{int64(frames[i].Time.Sub(start) + off), int32(k), int32(i)})
 				}
 			}
-			slices.SortStableFunc(order, func(a, b at) int { return cmp.Compare(a.ns, b.ns) })
+			slices.SortFunc(order, func(a, b at) int {
+				return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.k, b.k), cmp.Compare(a.i, b.i))
+			})
 			info := make([]MsgInfo, 256)
 			var anoms []anomaly.Anomaly
 			b.ReportAllocs()
