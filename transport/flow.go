@@ -115,13 +115,13 @@ type Tracker struct {
 	nextSweep int64
 	started   bool
 
-	flows  map[FlowKey]*flow     // the active flows
-	cache  *[flowCacheSize]*flow // direct-mapped by cacheSlot, in front of the map
-	last   *flow                 // the flow of the previous datagram: skips the map most of the time
-	lru    flowList              // active flows, most recently active first
-	timers flowHeap              // active flows by due time
-	batch  []*flow               // scratch for sweep
-	pieces []piece               // unused part of the chunk newPieces hands out
+	flows  map[FlowKey]*flow        // the active flows
+	cache  *[flowCacheSets]cacheSet // 2-way set-associative by cacheSlot, in front of the map
+	last   *flow                    // the flow of the previous datagram: skips the map most of the time
+	lru    flowList                 // active flows, most recently active first
+	timers flowHeap                 // active flows by due time
+	batch  []*flow                  // scratch for sweep
+	pieces []piece                  // unused part of the chunk newPieces hands out
 
 	whyIdle, whyReasm string // whyText's texts, built once
 	bytes             int    // estimated state of the active flows
@@ -142,7 +142,7 @@ type Tracker struct {
 
 // NewTracker returns a tracker with cfg's limits (zero fields: defaults).
 func NewTracker(cfg Config) *Tracker {
-	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow), cache: new([flowCacheSize]*flow)}
+	t := &Tracker{cfg: cfg.withDefaults(), flows: make(map[FlowKey]*flow), cache: new([flowCacheSets]cacheSet)}
 	t.hash.SetSeed(maphash.MakeSeed())
 	return t
 }
@@ -152,46 +152,49 @@ func (t *Tracker) Config() Config { return t.cfg }
 
 // flow is the state of one client/server pair.
 type flow struct {
-	// What every datagram of the flow reads or writes comes first, so it
-	// shares a few cache lines: with thousands of flows most datagrams
-	// find their flow out of the cache.
-	key      FlowKey
-	first    int64
+	// With thousands of flows most datagrams find their flow out of the
+	// CPU cache, so what every datagram reads or writes is packed into
+	// lines 0-2 and 4 (64 B each; TestFlowLayout), what size reads besides
+	// into line 3.
+	key FlowKey // line 0
+
+	first    int64 // line 1
 	last     int64
 	touched  int64 // capture time f last moved to the front of Tracker.lru
 	lastDir  [2]int64
 	lastFr   [2]int
 	seenDir  [2]bool
 	timedOut [2]bool
+	badID    [2]int16
 
-	peerID      uint8
+	peerID      uint8 // line 2
 	hasPeer     bool
 	serverID    uint8
 	hasServer   bool
-	connected   bool // peer id known and no Disconnect since
-	established bool // the client sent under its id: a new Connect starts a new session
-	badID       [2]int16
-
-	reasm  []*reassembly
-	rbytes int
-	sized  uint64 // sizeKey() when bytes was counted
-	due    int64  // filed under this time in Tracker.timers (never later than due())
+	connected   bool   // peer id known and no Disconnect since
+	established bool   // the client sent under its id: a new Connect starts a new session
+	nAnoms      uint16 // len(st.anoms), for size
+	rbytes      int
+	sized       uint64 // sizeKey() when bytes was counted
+	due         int64  // filed under this time in Tracker.timers (never later than due())
+	reasm       []*reassembly
+	chBytes     int // the channels' share of size(), kept up to date by their changes
 
 	// state is what a layer above keeps about this flow (Flow.State); it
 	// is dropped with the flow.
-	state any
+	state   any // line 3
+	name    string
+	nameRaw []byte
+	bytes   int // size() when last counted in Tracker.bytes
 
-	st flowCounters
+	st flowCounters // from line 4
 
 	ch [2][2]channel // [Dir][Channel]
 
 	id         FlowID
-	bytes      int   // size() when last counted in Tracker.bytes
 	hidx       int   // index in Tracker.timers
 	prev, next *flow // in Tracker.lru
 	peerFrom   string
-	name       string
-	nameRaw    []byte
 	cuts       cutSeqs
 }
 
@@ -350,14 +353,19 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 		t.lru.touch(f, ts)
 		return f
 	}
-	slot := cacheSlot(&key)
-	if f := t.cache[slot]; f != nil && f.key == key {
-		t.last = f
-		t.lru.touch(f, ts)
-		return f
+	slot, tag := cacheSlot(&key)
+	set := &t.cache[slot]
+	// The tags spare reading other flows' keys (a cache miss each).
+	for w := range set {
+		if f := set[w].f; f != nil && set[w].tag == tag && f.key == key {
+			t.last = f
+			t.lru.touch(f, ts)
+			return f
+		}
 	}
 	if f := t.flows[key]; f != nil {
-		t.last, t.cache[slot] = f, f
+		t.last = f
+		set.put(tag, f)
 		t.lru.touch(f, ts)
 		return f
 	}
@@ -380,7 +388,8 @@ func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
 	t.timers.push(f)
 	f.bytes, f.sized = f.size(), f.sizeKey()
 	t.bytes += f.bytes
-	t.last, t.cache[slot] = f, f
+	t.last = f
+	t.cache[slot].put(tag, f) // evictFlow may have cleared a way
 	return f
 }
 
@@ -394,6 +403,7 @@ func (f *flow) init(key FlowKey, ts int64) {
 	for d := range f.ch {
 		for c := range f.ch[d] {
 			f.ch[d][c].reset()
+			f.chBytes += f.ch[d][c].size()
 		}
 	}
 }
@@ -407,8 +417,11 @@ func (t *Tracker) finishFlow(f *flow, why string) {
 	if t.last == f {
 		t.last = nil
 	}
-	if slot := cacheSlot(&f.key); t.cache[slot] == f {
-		t.cache[slot] = nil
+	slot, _ := cacheSlot(&f.key)
+	for w := range t.cache[slot] {
+		if t.cache[slot][w].f == f {
+			t.cache[slot][w] = cacheEntry{}
+		}
 	}
 	t.lru.unlink(f)
 	t.timers.remove(f)
@@ -433,7 +446,9 @@ func (t *Tracker) endSession(f *flow, why string) {
 			for ch.tail >= 0 {
 				t.finishMsg(f, Dir(d), Channel(c), ch.tail)
 			}
+			n := ch.size()
 			ch.reset()
+			f.chBytes += ch.size() - n
 		}
 	}
 	f.cuts = cutSeqs{}

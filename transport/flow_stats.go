@@ -57,10 +57,14 @@ type FlowStats struct {
 
 // flowCounters is the live counting part of a flow.
 type flowCounters struct {
-	// Every datagram updates the first two; sizeKey reads the next four.
-	datagrams, bytes, reliable, fragments [2]uint64
-	rtt                                   []int64 // ns, at most MaxRTTSamples
-	anoms                                 map[anomaly.Code]int
+	// Every datagram updates the first two and sizeKey reads the next
+	// two: one cache line.
+	datagrams, bytes [2]uint64
+	grown            uint64  // reliable and fragments, both directions summed
+	rtt              []int64 // ns, at most MaxRTTSamples
+
+	reliable, fragments [2]uint64
+	anoms               map[anomaly.Code]int
 
 	acks, retrans, retransMsgs, keepalives, reassembled, badIDs [2]uint64
 	rttCount                                                    uint64
@@ -78,6 +82,7 @@ func (f *flow) count(code anomaly.Code) {
 		f.st.anoms = make(map[anomaly.Code]int)
 	}
 	f.st.anoms[code]++
+	f.nAnoms = uint16(len(f.st.anoms))
 }
 
 func (f *flow) addRTT(ns int64, limit int) {

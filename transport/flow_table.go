@@ -198,7 +198,7 @@ func (t *Tracker) sweep() {
 // Size estimates of the state kept per flow: the structs themselves plus
 // map and pointer overhead.
 const (
-	flowBaseBytes  = int(unsafe.Sizeof(flow{})) + 4*64 + 128 // 4 empty bySeq maps, flows map entry and heap slot
+	flowBaseBytes  = int(unsafe.Sizeof(flow{})) + 4*64 + 128 // 4 first bySeq tables, flows map entry and heap slot
 	slotBytes      = int(unsafe.Sizeof(sentMsg{})) + 16 + 4  // bySeq entry, free list entry
 	pieceBytes     = int(unsafe.Sizeof(piece{}))
 	reasmBytes     = int(unsafe.Sizeof(reassembly{})) + 8
@@ -211,17 +211,10 @@ type StateSizer interface {
 	StateBytes() int
 }
 
-// size estimates the bytes f holds. Every slot ever used keeps a piece
-// buffer (up to keptPieces); held pieces beyond one per slot are counted
-// as they are held.
+// size estimates the bytes f holds. It reads lines 2 and 3 of f (and a
+// layer's state), not the channels: it runs for every new reliable message.
 func (f *flow) size() int {
-	n := flowBaseBytes + cap(f.nameRaw) + len(f.name) + 8*cap(f.st.rtt) + anomCountBytes*len(f.st.anoms) + 8*cap(f.reasm)
-	for d := range f.ch {
-		for c := range f.ch[d] {
-			ch := &f.ch[d][c]
-			n += cap(ch.slots)*slotBytes + max(len(ch.slots), ch.pieces)*pieceBytes
-		}
-	}
+	n := flowBaseBytes + cap(f.nameRaw) + len(f.name) + 8*cap(f.st.rtt) + anomCountBytes*int(f.nAnoms) + 8*cap(f.reasm) + f.chBytes
 	for _, r := range f.reasm {
 		n += reasmBytes + cap(r.buf)
 	}
@@ -241,24 +234,44 @@ func (f *flow) size() int {
 // datagram.)
 func (f *flow) sizeKey() uint64 {
 	c := &f.st
-	return c.reliable[0] + c.reliable[1] + c.fragments[0] + c.fragments[1] + uint64(len(c.rtt)) +
+	return c.grown + uint64(len(c.rtt)) +
 		uint64(len(f.reasm))<<32 + uint64(f.rbytes)<<40
 }
 
-// flowCacheSize is the number of entries of Tracker.cache, a direct-mapped
-// cache of flows by a cheap hash of their key in front of the map: with
-// thousands of flows, a datagram's flow is mostly found there without the
-// map's hashing and its cache miss.
-const flowCacheSize = 1 << 13
+// flowCacheBits sizes Tracker.cache, a cache of flows by a cheap hash of
+// their key in front of the map: with thousands of flows, a datagram's flow
+// is mostly found there without the map's hashing and its cache misses.
+// 8K sets of 2 keep a few thousand flows from evicting each other while
+// the array (256 KB) stays within the CPU's L2.
+const (
+	flowCacheBits = 13
+	flowCacheSets = 1 << flowCacheBits
+)
 
-// cacheSlot is the index of key in Tracker.cache.
-func cacheSlot(key *FlowKey) int {
+// cacheEntry is a way of Tracker.cache: a flow and more bits of its hash.
+type cacheEntry struct {
+	tag uint32
+	f   *flow
+}
+
+// cacheSet holds the most recently put flow first.
+type cacheSet [2]cacheEntry
+
+func (s *cacheSet) put(tag uint32, f *flow) {
+	if s[0].f != f {
+		s[1] = s[0]
+	}
+	s[0] = cacheEntry{tag, f}
+}
+
+// cacheSlot is the index of key in Tracker.cache and the tag checked there.
+func cacheSlot(key *FlowKey) (int, uint32) {
 	c, s := key.Client.Addr().As16(), key.Server.Addr().As16()
 	h := binary.LittleEndian.Uint64(c[8:]) ^ binary.LittleEndian.Uint64(c[:8])*0x9E3779B97F4A7C15 ^
 		binary.LittleEndian.Uint64(s[8:])*0xC2B2AE3D27D4EB4F ^
 		uint64(key.Client.Port())<<17 ^ uint64(key.Server.Port())<<41
 	h *= 0x9E3779B97F4A7C15
-	return int(h >> (64 - 13))
+	return int(h >> (64 - flowCacheBits)), uint32(h >> (32 - flowCacheBits))
 }
 
 // resize updates f's share of the tracked bytes and, over MaxFlowBytes,

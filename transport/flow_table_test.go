@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -215,5 +216,28 @@ func TestFlowTableEvictionNote(t *testing.T) {
 	want := "flow evicted after 1s idle: the state of the active flows reached the"
 	if !strings.HasPrefix(ev[0].Message(), want) || !strings.HasSuffix(ev[0].Message(), "bound (MaxFlowBytes; 1 flows active)") {
 		t.Errorf("message %q, want %q...", ev[0].Message(), want)
+	}
+}
+
+// The fields every datagram touches stay in the cache lines flow's comment
+// names (a flow is allocated 64-byte aligned: its size class is a multiple
+// of 64).
+func TestFlowLayout(t *testing.T) {
+	var f flow
+	lines := []struct {
+		name     string
+		off, end uintptr
+		line     uintptr
+	}{
+		{"key", unsafe.Offsetof(f.key), unsafe.Offsetof(f.key) + unsafe.Sizeof(f.key), 0},
+		{"first", unsafe.Offsetof(f.first), unsafe.Offsetof(f.badID) + unsafe.Sizeof(f.badID), 1},
+		{"peerID", unsafe.Offsetof(f.peerID), unsafe.Offsetof(f.chBytes) + unsafe.Sizeof(f.chBytes), 2},
+		{"state", unsafe.Offsetof(f.state), unsafe.Offsetof(f.bytes) + unsafe.Sizeof(f.bytes), 3},
+		{"st.datagrams", unsafe.Offsetof(f.st) + unsafe.Offsetof(f.st.datagrams), unsafe.Offsetof(f.st) + unsafe.Offsetof(f.st.rtt) + unsafe.Sizeof(f.st.rtt), 4},
+	}
+	for _, l := range lines {
+		if l.off/64 != l.line || (l.end-1)/64 != l.line {
+			t.Errorf("%s: bytes %d-%d, want them in line %d", l.name, l.off, l.end, l.line)
+		}
 	}
 }

@@ -172,7 +172,7 @@ func (t *Tracker) abandon(f *flow, d Dir, seq uint16, ri int) {
 	if ri >= 0 {
 		t.releaseReasm(f, ri)
 	}
-	if slot, ok := f.ch[d][ChanHigh].bySeq[seq]; ok {
+	if slot, ok := f.ch[d][ChanHigh].bySeq.get(seq); ok {
 		f.ch[d][ChanHigh].slots[slot].abandoned = true
 	}
 }

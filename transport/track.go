@@ -90,7 +90,7 @@ const keptPieces = 4
 
 // channel is one direction's sequence space of one flow.
 type channel struct {
-	bySeq      map[uint16]int32
+	bySeq      seqIndex
 	slots      []sentMsg
 	free       []int32
 	head, tail int32 // most recently active at head; -1 when empty
@@ -101,16 +101,20 @@ type channel struct {
 }
 
 func (c *channel) reset() {
-	if c.bySeq == nil {
-		c.bySeq = make(map[uint16]int32)
-	}
-	clear(c.bySeq)
+	c.bySeq.reset()
 	c.free = c.free[:0]
 	for i := range c.slots {
 		c.free = append(c.free, int32(len(c.slots)-1-i))
 	}
 	c.head, c.tail, c.n, c.pieces = -1, -1, 0, 0
 	c.ext, c.hasExt, c.limitNoted = 0, false, false
+}
+
+// size is the channel's share of flow.size: every slot ever used keeps a
+// piece buffer (up to keptPieces); held pieces beyond one per slot are
+// counted as they are held.
+func (c *channel) size() int {
+	return cap(c.slots)*slotBytes + max(len(c.slots), c.pieces)*pieceBytes
 }
 
 // extend unwraps a sent seq and moves the channel's high mark.
@@ -187,9 +191,7 @@ func (c *channel) touch(i int32) {
 func (c *channel) remove(i int32) {
 	c.unlink(i)
 	e := &c.slots[i]
-	if j, ok := c.bySeq[e.seq]; ok && j == i {
-		delete(c.bySeq, e.seq)
-	}
+	c.bySeq.del(e.seq, i)
 	c.pieces -= len(e.pieces)
 	e.pieces = e.pieces[:0]
 	if cap(e.pieces) > keptPieces {
@@ -217,7 +219,7 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 	c := m.Channel()
 	ch := &f.ch[d][c]
 	ext := ch.extend(m.Seq)
-	slot, ok := ch.bySeq[m.Seq]
+	slot, ok := ch.bySeq.get(m.Seq)
 	if ok && ch.slots[slot].ext != ext {
 		t.finishMsg(f, d, c, slot) // the seq came round again: a new message
 		ok = false
@@ -244,12 +246,15 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 		if ch.n >= t.cfg.MaxTrackedMessages {
 			t.evict(f, d, c, -1)
 		}
+		n := ch.size()
 		slot = ch.alloc()
+		f.chBytes += ch.size() - n
 		e := &ch.slots[slot]
 		e.typ, e.seq, e.ext, e.frag, e.op = m.Type, m.Seq, ext, m.Fragment, -1
 		e.frame, e.msg, e.off, e.first = frame, int32(i), int32(m.Offset), ts
-		ch.bySeq[m.Seq] = slot
+		ch.bySeq.set(m.Seq, slot)
 		f.st.reliable[d]++
+		f.st.grown++
 	}
 	ch.touch(slot)
 	e := &ch.slots[slot]
@@ -298,10 +303,13 @@ func (t *Tracker) send(f *flow, d Dir, frame int, ts int64, i int, m *Message, m
 				e.pieces = t.newPieces()
 			}
 			e.pieces = append(e.pieces, piece{key: key, hash: h, frame: frame, msg: int32(i), first: ts})
+			n := ch.size()
 			ch.pieces++
+			f.chBytes += ch.size() - n
 		}
 		if m.Fragment {
 			f.st.fragments[d]++
+			f.st.grown++
 		}
 		if m.HasFragTotal {
 			e.total, e.hasTotal = m.FragTotal, true
@@ -366,7 +374,7 @@ func (t *Tracker) ack(f *flow, d Dir, frame int, ts int64, i int, m *Message, mi
 	c := m.Channel()
 	ch := &f.ch[sd][c]
 	key := pieceKey(m.AckFrag, m.FragIdx)
-	if slot, ok := ch.bySeq[m.Seq]; ok && ch.slots[slot].ext == ch.peek(m.Seq) {
+	if slot, ok := ch.bySeq.get(m.Seq); ok && ch.slots[slot].ext == ch.peek(m.Seq) {
 		e := &ch.slots[slot]
 		if pi := e.find(key); pi >= 0 {
 			ch.touch(slot)
@@ -490,7 +498,9 @@ func (t *Tracker) finishMsg(f *flow, d Dir, c Channel, slot int32) {
 			"%s was retransmitted %d times up to frame %d, %s after the first send, and no matching ACK was seen%s",
 			msgLabel(d, c, e), unackedRe, e.lastReFrame, time.Duration(e.lastRe-e.first), what)
 	}
+	n := ch.size()
 	ch.remove(slot)
+	f.chBytes += ch.size() - n
 }
 
 func msgLabel(d Dir, c Channel, e *sentMsg) string {

@@ -1,9 +1,13 @@
 package transport
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -169,5 +173,77 @@ func TestTrackDoesNotAllocate(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(2000, func() { s.step() }); n != 0 {
 		t.Errorf("%.2f allocations per round of 3 datagrams, want 0", n)
+	}
+}
+
+// BenchmarkTrackSession3Flows is the tracker's share of dissect's
+// BenchmarkRunFlows: the decoded session 3 replayed BCDUMP_FLOW_COPIES
+// times (default 1,000), one copy after another with fresh client ports
+// ("3-flows"), or all copies started within 10 s, each client from its
+// own address ("3000-flows"); Finish included. Issue 17 compares ns per
+// datagram of the two.
+func BenchmarkTrackSession3Flows(b *testing.B) {
+	copies := 1000
+	if s := os.Getenv("BCDUMP_FLOW_COPIES"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v > 0 {
+			copies = v
+		}
+	}
+	frames := trkFramesFrom(trkReadPcap(b, filepath.Join(testdata, "captures", "openbc-session-3.pcap")))
+	dgs := make([]Datagram, len(frames))
+	client := make([]int, len(frames)) // index of the frame's client in order of appearance
+	seen := map[netip.AddrPort]int{}
+	for i := range frames {
+		Decode(frames[i].Plain, &dgs[i])
+		c, ok := seen[frames[i].Client]
+		if !ok {
+			c = len(seen)
+			seen[frames[i].Client] = c
+		}
+		client[i] = c
+	}
+	start := frames[0].Time
+	dur := frames[len(frames)-1].Time.Sub(start) + time.Second
+	type at struct {
+		ns   int64
+		k, i int32
+	}
+	for _, spread := range []bool{false, true} {
+		b.Run(fmt.Sprintf("%d-flows", map[bool]int{false: len(seen), true: len(seen) * copies}[spread]), func(b *testing.B) {
+			order := make([]at, 0, copies*len(frames))
+			for k := range copies {
+				off := time.Duration(k) * dur
+				if spread {
+					off = time.Duration(k) * 10 * time.Second / time.Duration(copies)
+				}
+				for i := range frames {
+					order = append(order, at{int64(frames[i].Time.Sub(start) + off), int32(k), int32(i)})
+				}
+			}
+			slices.SortFunc(order, func(a, b at) int {
+				return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.k, b.k), cmp.Compare(a.i, b.i))
+			})
+			info := make([]MsgInfo, 256)
+			var anoms []anomaly.Anomaly
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				tr := NewTracker(Config{})
+				for _, o := range order {
+					fr := &frames[o.i]
+					cl := fr.Client
+					if spread {
+						cl = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(o.k >> 8), byte(o.k), byte(client[o.i])}), cl.Port())
+					} else {
+						cl = netip.AddrPortFrom(cl.Addr(), uint16(20000+int(o.k)*len(seen)+client[o.i]))
+					}
+					anoms = tr.Track(Packet{Frame: int(o.ns), Time: start.Add(time.Duration(o.ns)), Client: cl, Server: fr.Server,
+						Dir: fr.Dir, Size: len(fr.Plain)}, &dgs[o.i], info, anoms[:0])
+					tr.Events()
+				}
+				tr.Finish()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(order)), "ns/datagram")
+		})
 	}
 }

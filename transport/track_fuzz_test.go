@@ -122,13 +122,24 @@ func (t *Tracker) checkBounds() error {
 		if len(f.st.rtt) > c.MaxRTTSamples {
 			return fmt.Errorf("flow %d: %d RTT samples", f.id, len(f.st.rtt))
 		}
+		chBytes := 0
+		for d := range f.ch {
+			for k := range f.ch[d] {
+				chBytes += f.ch[d][k].size()
+			}
+		}
+		if c := &f.st; chBytes != f.chBytes || int(f.nAnoms) != len(c.anoms) ||
+			c.grown != c.reliable[0]+c.reliable[1]+c.fragments[0]+c.fragments[1] {
+			return fmt.Errorf("flow %d: channels hold %d bytes, counted %d; %d anomaly codes, counted %d; grown %d",
+				f.id, chBytes, f.chBytes, len(c.anoms), f.nAnoms, c.grown)
+		}
 		for d := range f.ch {
 			for k := range f.ch[d] {
 				ch := &f.ch[d][k]
-				if ch.n > c.MaxTrackedMessages || ch.pieces > c.MaxTrackedFragments || len(ch.bySeq) != ch.n ||
+				if ch.n > c.MaxTrackedMessages || ch.pieces > c.MaxTrackedFragments || ch.bySeq.n != ch.n ||
 					len(ch.slots) > c.MaxTrackedMessages {
 					return fmt.Errorf("flow %d %d/%d: %d messages, %d pieces, %d keys, %d slots",
-						f.id, d, k, ch.n, ch.pieces, len(ch.bySeq), len(ch.slots))
+						f.id, d, k, ch.n, ch.pieces, ch.bySeq.n, len(ch.slots))
 				}
 				n, pieces := 0, 0
 				for i := ch.head; i >= 0; i = ch.slots[i].next {
@@ -136,7 +147,7 @@ func (t *Tracker) checkBounds() error {
 						return fmt.Errorf("flow %d: LRU list longer than %d", f.id, ch.n)
 					}
 					pieces += len(ch.slots[i].pieces)
-					if j, ok := ch.bySeq[ch.slots[i].seq]; !ok || j != i {
+					if j, ok := ch.bySeq.get(ch.slots[i].seq); !ok || j != i {
 						return fmt.Errorf("flow %d: seq %d not indexed", f.id, ch.slots[i].seq)
 					}
 				}
@@ -182,9 +193,17 @@ func (t *Tracker) checkTable() error {
 			return fmt.Errorf("heap out of order at %d", i)
 		}
 	}
-	for i, f := range t.cache {
-		if f != nil && (t.flows[f.key] != f || cacheSlot(&f.key) != i) {
-			return fmt.Errorf("cache slot %d holds flow %d, not active there", i, f.id)
+	for i, set := range t.cache {
+		for _, ce := range set {
+			if ce.f == nil {
+				continue
+			}
+			if slot, tag := cacheSlot(&ce.f.key); t.flows[ce.f.key] != ce.f || slot != i || tag != ce.tag {
+				return fmt.Errorf("cache slot %d holds flow %d, not active there", i, ce.f.id)
+			}
+		}
+		if set[0].f != nil && set[0].f == set[1].f {
+			return fmt.Errorf("cache slot %d holds flow %d twice", i, set[0].f.id)
 		}
 	}
 	if sum != t.bytes {
