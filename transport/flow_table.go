@@ -285,8 +285,17 @@ func (t *Tracker) resize(f *flow) {
 	n := f.size()
 	t.bytes += n - f.bytes
 	f.bytes = n
-	for t.bytes > t.cfg.MaxFlowBytes && t.lru.tail != f {
-		t.evictFlow(t.lru.tail)
+	for t.bytes > t.cfg.MaxFlowBytes {
+		// f may be the least recently active itself (resized before it
+		// moves to the front): the victim is then the one before it.
+		victim := t.lru.tail
+		if victim == f {
+			victim = f.prev
+		}
+		if victim == nil {
+			break // f alone: a flow is never evicted for its own growth
+		}
+		t.evictFlow(victim)
 	}
 }
 
