@@ -2,9 +2,9 @@ package dissect
 
 import "time"
 
-// CrowdedAfter makes Auto's pipeline find itself short of cores at its
-// second check, every batches after its first: the process seems to get
-// no CPU at all. calls returns the checks made since it was last called;
+// CrowdedAfter makes Auto's pipeline find itself short of cores at every
+// check, made every `every` batches, so that it switches at the fifth (the
+// first sets the mark): the process seems to get no CPU at all. calls returns the checks made since it was last called;
 // restore undoes it.
 func CrowdedAfter(every int) (calls func() int, restore func()) {
 	oldProbe, oldEvery := cpuProbe, coreCheckEvery

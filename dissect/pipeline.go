@@ -97,13 +97,15 @@ type pipe struct {
 
 	// In Auto mode the pipeline checks, every coreCheckEvery batches read,
 	// how many cores the process actually got (CPU time over wall time);
-	// when other processes leave it less than coreCheckMin, it stops
-	// reading, finishes what it read and hands the rest of the capture to
-	// Serial (README "Serial or parallel"). All read turn.
+	// when other processes leave it less than coreCheckMin coreCheckLow
+	// times in a row, it stops reading, finishes what it read and hands
+	// the rest of the capture to Serial (README "Serial or parallel"). All
+	// read turn.
 	probe    func() (time.Duration, bool) // processCPU; tests replace it
 	batches  int                          // batches read
 	lastCPU  time.Duration                // at the last check
 	lastWall time.Time
+	low      int  // windows in a row short of cores
 	toSerial bool // the switch was decided
 
 	stopped  bool  // track turn: nothing more is tracked
@@ -298,7 +300,10 @@ func (t *turn) pass(seq uint64) {
 // so it is faster only with more than 1.5 cores to itself. Measured on the
 // 2-vCPU machine: about 1.9-2.0 cores when it is otherwise idle, 0.9-1.1
 // with one other busy process, which made stats 50% slower than Serial.
-const coreCheckMin = 1.4
+const (
+	coreCheckMin = 1.4
+	coreCheckLow = 4
+)
 
 // coreCheckEvery (batches) and cpuProbe, what Auto measures the process's
 // cores with, are variables for the tests.
@@ -324,11 +329,18 @@ func (p *pipe) crowded() bool {
 		return false
 	}
 	now := time.Now()
-	// The first window (start-up, warming the slots) only sets the mark.
+	// The first window (start-up, warming the slots) only sets the mark;
+	// a window is a few milliseconds, so one short of cores may be a
+	// passing hiccup (a GC cycle, a short-lived process): coreCheckLow in
+	// a row decide.
 	if p.batches > 1 {
 		if wall := now.Sub(p.lastWall); wall > 0 && float64(cpu-p.lastCPU) < coreCheckMin*float64(wall) {
-			p.toSerial = true
-			return true
+			if p.low++; p.low >= coreCheckLow {
+				p.toSerial = true
+				return true
+			}
+		} else {
+			p.low = 0
 		}
 	}
 	p.lastCPU, p.lastWall = cpu, now

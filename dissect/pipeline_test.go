@@ -123,7 +123,7 @@ func TestCrowdedAutoMatchesSerial(t *testing.T) {
 		if !sameErr(gotErr, wantErr) || !bytes.Equal(got, want) {
 			t.Errorf("switch after %d batches: error %v, %d bytes; serial: error %v, %d bytes", every, gotErr, len(got), wantErr, len(want))
 		}
-		if wantChecks := min(2, 1+270/every); n != wantChecks {
+		if wantChecks := min(5, 1+270/every); n != wantChecks {
 			t.Errorf("switch after %d batches: %d core checks, want %d", every, n, wantChecks)
 		}
 	}

@@ -83,7 +83,7 @@ func TestRendererMatchesSerial(t *testing.T) {
 		{Mode: dissect.Parallel, Workers: 1},
 		{Mode: dissect.Parallel, Workers: 2},
 		{Mode: dissect.Parallel, Workers: 16},
-		{Mode: dissect.Auto, Workers: 2}, // short of cores after 8 batches: see below
+		{Mode: dissect.Auto, Workers: 2}, // switches to Serial after 29 batches: see below
 	}
 	calls, restore := dissect.CrowdedAfter(7)
 	defer restore()
@@ -116,8 +116,8 @@ func TestRendererMatchesSerial(t *testing.T) {
 			}
 			if n := calls(); so.Mode == dissect.Auto && tt.stopAt == 0 && tt.failAt == 0 {
 				// Auto found itself crowded and went on in Serial.
-				if n != 2 {
-					t.Errorf("%s, Auto: %d core checks, want 2 (the mark, then the switch)", tt.name, n)
+				if n != 5 {
+					t.Errorf("%s, Auto: %d core checks, want 5 (the mark, then four short)", tt.name, n)
 				}
 			}
 			if tt.failAt > 0 {
