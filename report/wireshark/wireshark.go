@@ -226,7 +226,7 @@ func fields() ([]Field, []string) {
 			fl.Desc = strings.Join(kinds[name], " or ")
 			out = append(out, fl)
 			if labels[name] {
-				if contains(game, name+"_name") {
+				if slices.Contains(game, name+"_name") {
 					panic("wireshark: label field " + name + "_name is also a decoder field")
 				}
 				out = append(out, Field{Abbr: fl.Abbr + "_name", Name: name + "_name", FType: "string",
@@ -242,7 +242,7 @@ func fields() ([]Field, []string) {
 func gameFieldType(kinds []string) (ftype, base string) {
 	all := func(ks ...string) bool {
 		for _, k := range kinds {
-			if !contains(ks, k) {
+			if !slices.Contains(ks, k) {
 				return false
 			}
 		}
@@ -265,15 +265,6 @@ func gameFieldType(kinds []string) (ftype, base string) {
 		return "none", ""
 	}
 	return "string", ""
-}
-
-func contains(ks []string, k string) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // luaSteps renders a layout as a Lua table constructor.
