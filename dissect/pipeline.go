@@ -139,10 +139,11 @@ func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink
 	if s.opt.Mode == Auto {
 		p.probe = cpuProbe
 	}
+	var rend0 func([]byte, *Datagram, uint8) []byte // worker 0's
 	if r, ok := sink.(Renderer); ok && !s.opt.EventsAsFound {
 		// Events given out as found go between the records: only Datagram
 		// keeps them in place.
-		if r.NewRender() != nil {
+		if rend0 = r.NewRender(); rend0 != nil {
 			p.rsink = r
 		}
 	}
@@ -154,10 +155,10 @@ func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink
 	for k := 1; k < w; k++ {
 		go func() {
 			defer wg.Done()
-			p.work(k)
+			p.work(k, nil)
 		}()
 	}
-	p.work(0)
+	p.work(0, rend0)
 	wg.Wait()
 	if p.toSerial && !p.stopped && !p.wfail {
 		// Every batch read so far is tracked and written: the source and
@@ -171,10 +172,10 @@ func (s *Session) runParallel(ctx context.Context, src capture.Source, sink Sink
 }
 
 // work is worker k's loop: one batch at a time through every step, each
-// ordered step in its turn, until the source ends or the run stops.
-func (p *pipe) work(k int) {
-	var rend func([]byte, *Datagram, uint8) []byte
-	if p.rsink != nil {
+// ordered step in its turn, until the source ends or the run stops. rend
+// is the worker's render function; nil: work asks the Renderer for one.
+func (p *pipe) work(k int, rend func([]byte, *Datagram, uint8) []byte) {
+	if rend == nil && p.rsink != nil {
 		rend = p.rsink.NewRender()
 	}
 	b := &batch{}

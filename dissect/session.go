@@ -100,7 +100,7 @@ func NewSession(opt SessionOptions) *Session {
 // ctx return nil. Everything Run starts has ended when it returns.
 func (s *Session) Run(ctx context.Context, src capture.Source, sink Sink) error {
 	var err error
-	if s.parallel(sink) {
+	if s.parallel() {
 		err = s.runParallel(ctx, src, sink)
 	} else {
 		err = s.runSerial(ctx, src, sink)
@@ -120,7 +120,7 @@ func (s *Session) Run(ctx context.Context, src capture.Source, sink Sink) error 
 }
 
 // parallel decides the mode (see Auto).
-func (s *Session) parallel(sink Sink) bool {
+func (s *Session) parallel() bool {
 	switch s.opt.Mode {
 	case Parallel:
 		return true
