@@ -88,6 +88,9 @@ type Datagram struct {
 	// Parallel mode's slot budget (trim).
 	fieldCaps [keepMsgs]int32
 	fieldsCap int // their sum
+
+	// dropFields: the payload decoders keep no fields (Dissector.DropFields).
+	dropFields bool
 }
 
 // Payload is what the decoders made of one payload: a message's own, or a
@@ -140,6 +143,7 @@ func (d *Datagram) reset() {
 	d.lost = nil
 	d.Transport.Reset()
 	d.GameSpy = d.GameSpy[:0]
+	d.Msgs = d.Msgs[:0] // a GameSpy datagram has none (decodeMessages regrows it in place)
 	d.Anomalies = d.Anomalies[:0]
 	d.Raw = d.Raw[:0]
 	d.Plain = d.Plain[:0]

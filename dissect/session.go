@@ -29,6 +29,16 @@ type Sink interface {
 	Finish(end []Event) error
 }
 
+// FieldBlind is implemented by a Sink that can say it never reads the
+// fields of game payloads (Payload.Fields of messages and of reassembled
+// payloads), such as report.Stats, which counts. A Session feeding one whose
+// FieldBlind returns true decodes every payload as ever, so malformed ones
+// are flagged the same, but stores no fields (Dissector.DropFields). A Sink
+// that hands datagrams on to others is blind only if they all are.
+type FieldBlind interface {
+	FieldBlind() bool
+}
+
 // Ticker is implemented by sinks that want to hear about a tick: a live
 // source had no packet for its tick period (capture.ErrNoPacket), and the
 // session moved capture time on to now. Events the tick found come first.
@@ -99,6 +109,8 @@ func NewSession(opt SessionOptions) *Session {
 // first error of src, the sink or Finish; a clean end, ErrStop and a done
 // ctx return nil. Everything Run starts has ended when it returns.
 func (s *Session) Run(ctx context.Context, src capture.Source, sink Sink) error {
+	fb, ok := sink.(FieldBlind)
+	s.d.DropFields(ok && fb.FieldBlind())
 	var err error
 	if s.parallel() {
 		err = s.runParallel(ctx, src, sink)

@@ -72,6 +72,10 @@ func dirIndex(d dissect.Dir) int {
 	return 0
 }
 
+// FieldBlind says Stats reads no payload fields, so a Session stores none
+// (dissect.FieldBlind).
+func (*Stats) FieldBlind() bool { return true }
+
 // Datagram counts d's opcodes and anomalies.
 func (s *Stats) Datagram(d *dissect.Datagram) error {
 	if !s.seen || d.Time.Before(s.first) {

@@ -121,6 +121,9 @@ func (g *severityGate) Events(ev []dissect.Event) error {
 
 func (g *severityGate) Finish(end []dissect.Event) error { return g.Events(end) }
 
+// FieldBlind: the gate reads anomalies only (dissect.FieldBlind).
+func (g *severityGate) FieldBlind() bool { return true }
+
 // err is the findingError for exit status 1, or nil.
 func (g *severityGate) err() error {
 	if g == nil || g.count == 0 {

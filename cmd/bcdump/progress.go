@@ -57,6 +57,9 @@ func (s *progressSink) Datagram(*dissect.Datagram) error {
 
 func (s *progressSink) Events([]dissect.Event) error { return nil }
 
+// FieldBlind: progress reads no fields (dissect.FieldBlind).
+func (s *progressSink) FieldBlind() bool { return true }
+
 func (s *progressSink) Finish([]dissect.Event) error {
 	s.p.done()
 	return nil

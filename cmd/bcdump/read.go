@@ -348,6 +348,17 @@ func (ss sinks) Finish(end []dissect.Event) error {
 	return first
 }
 
+// FieldBlind: the Session may drop payload fields when no sink reads them
+// (dissect.FieldBlind).
+func (ss sinks) FieldBlind() bool {
+	for _, s := range ss {
+		if fb, ok := s.(dissect.FieldBlind); !ok || !fb.FieldBlind() {
+			return false
+		}
+	}
+	return true
+}
+
 // Order, NewRender and Write make sinks a dissect.Renderer when its last
 // sink is one: the others see every datagram in Order, the last renders.
 func (ss sinks) Order(dg *dissect.Datagram) (uint8, error) {

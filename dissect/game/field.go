@@ -52,20 +52,37 @@ type Fields struct {
 	text      []byte          // what StringCopy fields point into
 
 	respVisitor *checksumRespFields // decodeChecksumResp's, reused
+
+	// drop makes the appenders keep nothing (see Drop); scratch is where
+	// the in-place setters write meanwhile.
+	drop    bool
+	scratch Field
 }
 
 // Reset empties the list, keeping its capacity.
 func (f *Fields) Reset() { f.List, f.text = f.List[:0], f.text[:0] }
 
+// Drop(true) makes f keep nothing a decoder appends until Drop(false):
+// the decoder still reads and checks every field, so a malformed payload
+// fails exactly as it would otherwise, but no field is stored. For callers
+// that only want to know whether a payload is well formed.
+func (f *Fields) Drop(on bool) { f.drop = on }
+
 // StringCopy appends a string field holding a copy of text (built by the
 // caller in a scratch buffer), kept in storage f reuses after Reset.
 func (f *Fields) StringCopy(name string, off, n int, text []byte) {
+	if f.drop {
+		return
+	}
 	start := len(f.text)
 	f.text = append(f.text, text...)
 	f.String(name, off, n, f.text[start:len(f.text):len(f.text)])
 }
 
 func (f *Fields) add(fl Field) {
+	if f.drop {
+		return
+	}
 	if fl.Bit == 0 && fl.Kind != KindBool {
 		fl.Bit = -1
 	}
@@ -75,6 +92,9 @@ func (f *Fields) add(fl Field) {
 // next appends a zero Field and returns it, for the hot setters: filling
 // the slot in place saves building a 136-byte Field and copying it.
 func (f *Fields) next() *Field {
+	if f.drop {
+		return &f.scratch
+	}
 	n := len(f.List)
 	if n < cap(f.List) {
 		f.List = f.List[:n+1]
@@ -142,16 +162,21 @@ func (f *Fields) Vec(name string, off, n int, v [3]float64) {
 
 // Object opens a nested object; End closes it.
 func (f *Fields) Object(name string, off int) {
-	f.add(Field{Name: name, Kind: KindObject, Off: off})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Bit = name, KindObject, off, -1
 }
 
 // Array opens a nested array; End closes it.
 func (f *Fields) Array(name string, off int) {
-	f.add(Field{Name: name, Kind: KindArray, Off: off})
+	p := f.next()
+	p.Name, p.Kind, p.Off, p.Bit = name, KindArray, off, -1
 }
 
 // End closes the innermost Object or Array.
-func (f *Fields) End() { f.add(Field{Kind: KindEnd}) }
+func (f *Fields) End() {
+	p := f.next()
+	p.Kind, p.Bit = KindEnd, -1
+}
 
 // Note sets the people-facing label of the last field.
 func (f *Fields) Note(s string) {
