@@ -128,29 +128,24 @@ func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 }
 
 func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
-	first := true
-	b = append(b, '{')
-	b = appendKey(b, &first, "frame")
+	// The keys every record has are written with their separators as one
+	// constant each (a record is rendered millions of times).
+	first := false
+	b = append(b, `{"frame":`...)
 	b = strconv.AppendInt(b, int64(d.Frame), 10)
-	b = appendKey(b, &first, "time")
-	b = append(b, '"')
+	b = append(b, `,"time":"`...)
 	b = appendTimeUTC(b, d.Time)
-	b = append(b, '"')
-	b = appendKey(b, &first, "ts")
+	b = append(b, `","ts":`...)
 	b = appendEpoch(b, d.Time)
-	b = appendKey(b, &first, "src")
-	b = append(b, '"')
+	b = append(b, `,"src":"`...)
 	b = d.Src.AppendTo(b)
-	b = append(b, '"')
-	b = appendKey(b, &first, "dst")
-	b = append(b, '"')
+	b = append(b, `","dst":"`...)
 	b = d.Dst.AppendTo(b)
-	b = append(b, '"')
-	b = appendKey(b, &first, "dir")
-	b = appendStr(b, d.Dir.String())
-	b = appendKey(b, &first, "kind")
-	b = appendStr(b, d.Kind.String())
-	b = appendKey(b, &first, "len")
+	b = append(b, `","dir":`...)
+	b = appendName(b, d.Dir.String())
+	b = append(b, `,"kind":`...)
+	b = appendName(b, d.Kind.String())
+	b = append(b, `,"len":`...)
 	b = strconv.AppendInt(b, int64(len(d.Raw)), 10)
 	if d.Truncated {
 		b = appendKey(b, &first, "truncated")
@@ -177,12 +172,11 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 		}
 		b = append(b, '}')
 	} else {
-		b = appendKey(b, &first, "peer_id")
+		b = append(b, `,"peer_id":`...)
 		b = strconv.AppendInt(b, int64(d.Transport.PeerID), 10)
-		b = appendKey(b, &first, "msg_count")
+		b = append(b, `,"msg_count":`...)
 		b = strconv.AppendInt(b, int64(d.Transport.MsgCount), 10)
-		b = appendKey(b, &first, "messages")
-		b = append(b, '[')
+		b = append(b, `,"messages":[`...)
 		for i := range d.Transport.Messages {
 			if i > 0 {
 				b = append(b, ',')
@@ -230,7 +224,7 @@ func appendCutJSON(b []byte, d *dissect.Datagram) []byte {
 		b = appendKey(b, &first, "type")
 		b = strconv.AppendInt(b, int64(m.Type), 10)
 		b = appendKey(b, &first, "type_name")
-		b = appendStr(b, m.Type.Name())
+		b = appendName(b, m.Type.Name())
 		b = appendKey(b, &first, "offset")
 		b = strconv.AppendInt(b, int64(m.Offset), 10)
 		if m.Len > 0 {
@@ -252,15 +246,17 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []by
 	return append(b, '}')
 }
 
-// appendMessageKeys appends a message's keys inside an open object.
+// appendMessageKeys appends a message's keys inside an open object, as
+// its first keys.
 func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message) []byte {
-	b = appendKey(b, first, "type")
+	*first = false
+	b = append(b, `"type":`...)
 	b = strconv.AppendInt(b, int64(m.Type), 10)
-	b = appendKey(b, first, "type_name")
-	b = appendStr(b, m.Type.Name())
-	b = appendKey(b, first, "offset")
+	b = append(b, `,"type_name":`...)
+	b = appendName(b, m.Type.Name())
+	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, int64(m.Offset), 10)
-	b = appendKey(b, first, "len")
+	b = append(b, `,"len":`...)
 	b = strconv.AppendInt(b, int64(m.Len), 10)
 	if m.Type == transport.TypeACK {
 		b = appendKey(b, first, "seq")
@@ -275,12 +271,12 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 		}
 		return appendTrackJSON(b, first, dm)
 	}
-	b = appendKey(b, first, "reliable")
+	b = append(b, `,"reliable":`...)
 	b = appendBool(b, m.Reliable)
-	b = appendKey(b, first, "ordered")
+	b = append(b, `,"ordered":`...)
 	b = appendBool(b, m.Ordered)
 	if m.Reliable {
-		b = appendKey(b, first, "seq")
+		b = append(b, `,"seq":`...)
 		b = strconv.AppendUint(b, uint64(m.Seq), 10)
 	}
 	if m.Fragment {
@@ -293,7 +289,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 			b = strconv.AppendUint(b, uint64(m.FragTotal), 10)
 		}
 	}
-	b = appendKey(b, first, "payload_len")
+	b = append(b, `,"payload_len":`...)
 	b = strconv.AppendInt(b, int64(len(m.Payload)), 10)
 	b = appendPayloadKeys(b, first, &dm.Payload)
 	b = appendTrackJSON(b, first, dm)
@@ -318,8 +314,8 @@ func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload) []byte {
 	if p.Opcode != nil {
 		b = appendKey(b, first, "opcode")
 		b = strconv.AppendUint(b, uint64(p.Opcode.Code), 10)
-		b = appendKey(b, first, "opcode_name")
-		b = appendStr(b, p.Opcode.Name)
+		b = append(b, `,"opcode_name":`...)
+		b = appendName(b, p.Opcode.Name)
 	}
 	if p.Decoded {
 		b = appendKey(b, first, "fields")
@@ -344,9 +340,9 @@ func appendAnomalyJSON(b []byte, a *anomaly.Anomaly) []byte {
 // appendAnomalyKeys appends the keys of an anomaly inside an open object.
 func appendAnomalyKeys(b []byte, first *bool, a *anomaly.Anomaly) []byte {
 	b = appendKey(b, first, "code")
-	b = appendStr(b, a.Code.String())
+	b = appendName(b, a.Code.String())
 	b = appendKey(b, first, "severity")
-	b = appendStr(b, a.Severity().String())
+	b = appendName(b, a.Severity().String())
 	b = appendKey(b, first, "message")
 	b = appendAnomalyMessage(b, a)
 	if a.Offset != anomaly.NoOffset {

@@ -7,6 +7,11 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
 // The JSON writer formats every float as strconv and every time as the
@@ -97,6 +102,27 @@ func TestAppendStringEscapes(t *testing.T) {
 	} {
 		if got := string(appendString(nil, []byte(tt.in))); got != tt.want {
 			t.Errorf("%q: %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// appendName writes identifiers without escaping: every name it is given
+// must come out exactly as the escaping writer would write it.
+func TestNamesNeedNoEscape(t *testing.T) {
+	var names []string
+	for i := range 256 {
+		names = append(names, transport.Type(i).Name(), transport.AckResult(i).String(), anomaly.Severity(i).String())
+		if op := game.Lookup(byte(i)); op != nil {
+			names = append(names, op.Name)
+		}
+	}
+	for _, in := range anomaly.All() {
+		names = append(names, in.Code.String(), in.Severity.String())
+	}
+	names = append(names, dissect.C2S.String(), dissect.S2C.String(), dissect.KindGame.String(), dissect.KindGameSpy.String())
+	for _, n := range names {
+		if got, want := appendName(nil, n), appendStr(nil, n); string(got) != string(want) {
+			t.Errorf("name %q: appendName %s, escaped %s", n, got, want)
 		}
 	}
 }

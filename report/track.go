@@ -29,7 +29,7 @@ func appendTrackJSON(b []byte, first *bool, dm *dissect.Message) []byte {
 	}
 	if t.Ack != transport.AckNone {
 		b = appendKey(b, first, "ack")
-		b = appendStr(b, t.Ack.String())
+		b = appendName(b, t.Ack.String())
 		if t.AckedFrame > 0 {
 			b = appendKey(b, first, "acked_frame")
 			b = strconv.AppendInt(b, int64(t.AckedFrame), 10)
