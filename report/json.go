@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"io"
-	"strconv"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport"
@@ -132,7 +131,7 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 	// constant each (a record is rendered millions of times).
 	first := false
 	b = append(b, `{"frame":`...)
-	b = strconv.AppendInt(b, int64(d.Frame), 10)
+	b = appendInt(b, int64(d.Frame))
 	b = append(b, `,"time":"`...)
 	b = appendTimeUTC(b, d.Time)
 	b = append(b, `","ts":`...)
@@ -146,13 +145,13 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 	b = append(b, `,"kind":`...)
 	b = appendName(b, d.Kind.String())
 	b = append(b, `,"len":`...)
-	b = strconv.AppendInt(b, int64(len(d.Raw)), 10)
+	b = appendInt(b, int64(len(d.Raw)))
 	if d.Truncated {
 		b = appendKey(b, &first, "truncated")
 		b = append(b, "true"...)
 		if d.Missing > 0 {
 			b = appendKey(b, &first, "truncated_bytes")
-			b = strconv.AppendInt(b, int64(d.Missing), 10)
+			b = appendInt(b, int64(d.Missing))
 		}
 	}
 	if d.Kind == dissect.KindGameSpy {
@@ -173,9 +172,9 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 		b = append(b, '}')
 	} else {
 		b = append(b, `,"peer_id":`...)
-		b = strconv.AppendInt(b, int64(d.Transport.PeerID), 10)
+		b = appendInt(b, int64(d.Transport.PeerID))
 		b = append(b, `,"msg_count":`...)
-		b = strconv.AppendInt(b, int64(d.Transport.MsgCount), 10)
+		b = appendInt(b, int64(d.Transport.MsgCount))
 		b = append(b, `,"messages":[`...)
 		for i := range d.Transport.Messages {
 			if i > 0 {
@@ -190,7 +189,7 @@ func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 		}
 		if n := d.Transport.Uncaptured; n > 0 {
 			b = appendKey(b, &first, "uncaptured_msgs")
-			b = strconv.AppendInt(b, int64(n), 10)
+			b = appendInt(b, int64(n))
 		}
 		if len(d.Transport.Messages) == 0 || len(d.Anomalies) > 0 {
 			// Raw bytes stay visible where decoding could not explain them.
@@ -222,20 +221,20 @@ func appendCutJSON(b []byte, d *dissect.Datagram) []byte {
 	b = append(b, '{')
 	if t.CutInHeader {
 		b = appendKey(b, &first, "type")
-		b = strconv.AppendInt(b, int64(m.Type), 10)
+		b = appendInt(b, int64(m.Type))
 		b = appendKey(b, &first, "type_name")
 		b = appendName(b, m.Type.Name())
 		b = appendKey(b, &first, "offset")
-		b = strconv.AppendInt(b, int64(m.Offset), 10)
+		b = appendInt(b, int64(m.Offset))
 		if m.Len > 0 {
 			b = appendKey(b, &first, "len")
-			b = strconv.AppendInt(b, int64(m.Len), 10)
+			b = appendInt(b, int64(m.Len))
 		}
 	} else {
 		b = appendMessageKeys(b, &first, m, &d.Cut)
 	}
 	b = appendKey(b, &first, "captured")
-	b = strconv.AppendInt(b, int64(len(d.Plain)-m.Offset), 10)
+	b = appendInt(b, int64(len(d.Plain)-m.Offset))
 	return append(b, '}')
 }
 
@@ -251,23 +250,23 @@ func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []by
 func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message) []byte {
 	*first = false
 	b = append(b, `"type":`...)
-	b = strconv.AppendInt(b, int64(m.Type), 10)
+	b = appendInt(b, int64(m.Type))
 	b = append(b, `,"type_name":`...)
 	b = appendName(b, m.Type.Name())
 	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(m.Offset), 10)
+	b = appendInt(b, int64(m.Offset))
 	b = append(b, `,"len":`...)
-	b = strconv.AppendInt(b, int64(m.Len), 10)
+	b = appendInt(b, int64(m.Len))
 	if m.Type == transport.TypeACK {
 		b = appendKey(b, first, "seq")
-		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+		b = appendUint(b, uint64(m.Seq))
 		b = appendKey(b, first, "ack_frag")
 		b = appendBool(b, m.AckFrag)
 		b = appendKey(b, first, "ack_low")
 		b = appendBool(b, m.AckLow)
 		if m.AckFrag {
 			b = appendKey(b, first, "frag_idx")
-			b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+			b = appendUint(b, uint64(m.FragIdx))
 		}
 		return appendTrackJSON(b, first, dm)
 	}
@@ -277,20 +276,20 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 	b = appendBool(b, m.Ordered)
 	if m.Reliable {
 		b = append(b, `,"seq":`...)
-		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+		b = appendUint(b, uint64(m.Seq))
 	}
 	if m.Fragment {
 		b = appendKey(b, first, "fragment")
 		b = append(b, "true"...)
 		b = appendKey(b, first, "frag_idx")
-		b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+		b = appendUint(b, uint64(m.FragIdx))
 		if m.HasFragTotal {
 			b = appendKey(b, first, "frag_total")
-			b = strconv.AppendUint(b, uint64(m.FragTotal), 10)
+			b = appendUint(b, uint64(m.FragTotal))
 		}
 	}
 	b = append(b, `,"payload_len":`...)
-	b = strconv.AppendInt(b, int64(len(m.Payload)), 10)
+	b = appendInt(b, int64(len(m.Payload)))
 	b = appendPayloadKeys(b, first, &dm.Payload)
 	b = appendTrackJSON(b, first, dm)
 	if r := dm.Reassembled; r != nil {
@@ -298,9 +297,9 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 		rf := true
 		b = append(b, '{')
 		b = appendKey(b, &rf, "len")
-		b = strconv.AppendInt(b, int64(len(r.Bytes)), 10)
+		b = appendInt(b, int64(len(r.Bytes)))
 		b = appendKey(b, &rf, "frags")
-		b = strconv.AppendInt(b, int64(r.Frags), 10)
+		b = appendInt(b, int64(r.Frags))
 		b = appendPayloadKeys(b, &rf, &r.Payload)
 		b = append(b, '}')
 	}
@@ -313,7 +312,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload) []byte {
 	if p.Opcode != nil {
 		b = appendKey(b, first, "opcode")
-		b = strconv.AppendUint(b, uint64(p.Opcode.Code), 10)
+		b = appendUint(b, uint64(p.Opcode.Code))
 		b = append(b, `,"opcode_name":`...)
 		b = appendName(b, p.Opcode.Name)
 	}
@@ -347,11 +346,11 @@ func appendAnomalyKeys(b []byte, first *bool, a *anomaly.Anomaly) []byte {
 	b = appendAnomalyMessage(b, a)
 	if a.Offset != anomaly.NoOffset {
 		b = appendKey(b, first, "offset")
-		b = strconv.AppendInt(b, int64(a.Offset), 10)
+		b = appendInt(b, int64(a.Offset))
 	}
 	if a.Msg != anomaly.NoMsg {
 		b = appendKey(b, first, "msg")
-		b = strconv.AppendInt(b, int64(a.Msg), 10)
+		b = appendInt(b, int64(a.Msg))
 	}
 	return b
 }
@@ -369,7 +368,7 @@ func appendEventKeys(b []byte, first *bool, e *dissect.Event) []byte {
 	b = appendAnomalyKeys(b, first, &e.Anomaly)
 	if e.Frame > 0 {
 		b = appendKey(b, first, "frame")
-		b = strconv.AppendInt(b, int64(e.Frame), 10)
+		b = appendInt(b, int64(e.Frame))
 	}
 	if e.Client.IsValid() {
 		b = appendKey(b, first, "client")

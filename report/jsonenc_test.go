@@ -126,3 +126,24 @@ func TestNamesNeedNoEscape(t *testing.T) {
 		}
 	}
 }
+
+// appendInt and appendUint write what strconv writes, at every digit count
+// and at the edges.
+func TestAppendIntMatchesStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vals := []int64{0, 1, 9, 10, 99, 100, -1, -9, -10, math.MaxInt32, math.MaxUint32, math.MaxUint32 + 1, math.MaxInt64, math.MinInt64, math.MinInt32}
+	for p := int64(1); p < math.MaxInt64/10; p *= 10 {
+		vals = append(vals, p-1, p, p+1, -p)
+	}
+	for range 20000 {
+		vals = append(vals, int64(rng.Uint64()), int64(rng.Uint32()), int64(rng.IntN(100000)))
+	}
+	for _, v := range vals {
+		if got, want := appendInt([]byte("x"), v), strconv.AppendInt([]byte("x"), v, 10); string(got) != string(want) {
+			t.Errorf("appendInt(%d) = %s, want %s", v, got, want)
+		}
+		if got, want := appendUint(nil, uint64(v)), strconv.AppendUint(nil, uint64(v), 10); string(got) != string(want) {
+			t.Errorf("appendUint(%d) = %s, want %s", uint64(v), got, want)
+		}
+	}
+}

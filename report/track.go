@@ -15,9 +15,9 @@ func appendTrackJSON(b []byte, first *bool, dm *dissect.Message) []byte {
 		b = appendKey(b, first, "retransmit")
 		b = append(b, "true"...)
 		b = appendKey(b, first, "retransmit_count")
-		b = strconv.AppendInt(b, int64(t.RetransmitCount), 10)
+		b = appendInt(b, int64(t.RetransmitCount))
 		b = appendKey(b, first, "first_frame")
-		b = strconv.AppendInt(b, int64(t.FirstFrame), 10)
+		b = appendInt(b, int64(t.FirstFrame))
 	}
 	if t.Keepalive {
 		b = appendKey(b, first, "keepalive")
@@ -32,7 +32,7 @@ func appendTrackJSON(b []byte, first *bool, dm *dissect.Message) []byte {
 		b = appendName(b, t.Ack.String())
 		if t.AckedFrame > 0 {
 			b = appendKey(b, first, "acked_frame")
-			b = strconv.AppendInt(b, int64(t.AckedFrame), 10)
+			b = appendInt(b, int64(t.AckedFrame))
 		}
 		if t.HasRTT {
 			b = appendKey(b, first, "rtt_ms")
@@ -49,7 +49,7 @@ func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 	switch t.Ack {
 	case transport.AckMatched:
 		b = append(b, " [acks f"...)
-		b = strconv.AppendInt(b, int64(t.AckedFrame), 10)
+		b = appendInt(b, int64(t.AckedFrame))
 		if t.HasRTT {
 			b = append(b, " rtt "...)
 			b = strconv.AppendFloat(b, float64(t.RTT.Microseconds())/1000, 'f', -1, 64)
@@ -65,7 +65,7 @@ func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 	}
 	if t.Retransmit {
 		b = append(b, " [retransmit #"...)
-		b = strconv.AppendInt(b, int64(t.RetransmitCount), 10)
+		b = appendInt(b, int64(t.RetransmitCount))
 		b = append(b, ']')
 	}
 	if t.Keepalive {
