@@ -13,3 +13,7 @@ func CrowdedAfter(every int) (calls func() int, restore func()) {
 	coreCheckEvery = every
 	return func() int { c := n; n = 0; return c }, func() { cpuProbe, coreCheckEvery = oldProbe, oldEvery }
 }
+
+// HelpersFor is helpersFor: the helper goroutines for SessionOptions.Workers
+// on a machine with the given cores.
+var HelpersFor = helpersFor

@@ -12,8 +12,9 @@ import (
 )
 
 // The Parallel mode of Session.Run. Every worker (Run's goroutine and one
-// helper per core beyond the first) takes a batch through all the steps
-// itself, so a decoded datagram never leaves the core that decoded it;
+// helper per core beyond the first, up to maxWorkers in all) takes a batch
+// through all the steps itself, so a decoded datagram never leaves the
+// core that decoded it;
 // only the steps that need capture order wait for their turn, which goes
 // round the workers like a token ring:
 //
@@ -115,13 +116,25 @@ type pipe struct {
 	writeErr error // write turn
 }
 
+// maxWorkers caps the workers Auto and Parallel start (Run's goroutine
+// included) when Workers does not say. The ordered steps (read, track,
+// write) take about 0.5 µs a datagram together and the rest (decode,
+// render) at most about 3 µs (hex), so past about 7 workers the ordered
+// steps are the bound and more workers only wait. And they must not wait
+// long: a worker waits about workers x one batch's ordered steps (about
+// 18 µs) for its turn, which must stay within turnSpin, or waits end
+// asleep and every hand-off pays a wake-up.
+const maxWorkers = 8
+
 // helpers is the number of goroutines that work besides Run's: one per
-// core beyond the first, unless Workers says.
-func (s *Session) helpers() int {
-	if s.opt.Workers > 0 {
-		return s.opt.Workers
+// core beyond the first, up to maxWorkers in all, unless Workers says.
+func (s *Session) helpers() int { return helpersFor(s.opt.Workers, cores()) }
+
+func helpersFor(workers, cores int) int {
+	if workers > 0 {
+		return workers
 	}
-	return cores() - 1
+	return max(min(cores, maxWorkers)-1, 0)
 }
 
 // cores is how many goroutines can run at once.

@@ -245,3 +245,17 @@ func TestParallelEdges(t *testing.T) {
 		}
 	}
 }
+
+// Workers left to Auto: one per core, Run's goroutine included, up to eight
+// (past that the ordered steps are the bound and waits would outlast the
+// spin); Workers set says exactly.
+func TestHelpersFor(t *testing.T) {
+	for _, c := range []struct{ workers, cores, want int }{
+		{0, 1, 0}, {0, 2, 1}, {0, 4, 3}, {0, 8, 7}, {0, 16, 7}, {0, 128, 7},
+		{3, 1, 3}, {15, 16, 15}, {1, 64, 1},
+	} {
+		if got := dissect.HelpersFor(c.workers, c.cores); got != c.want {
+			t.Errorf("Workers %d on %d cores: %d helpers, want %d", c.workers, c.cores, got, c.want)
+		}
+	}
+}

@@ -78,7 +78,8 @@ type SessionOptions struct {
 	Options
 	Mode Mode
 	// Workers is the number of goroutines that decode and render besides
-	// Run's in Parallel mode; 0 means one per core beyond the first.
+	// Run's in Parallel mode; 0 means one per core beyond the first, eight
+	// goroutines at most (Run's included: see maxWorkers).
 	Workers int
 	// EventsAsFound hands events to Sink.Events as soon as they are found
 	// (live capture) instead of holding them for Sink.Finish (files).
