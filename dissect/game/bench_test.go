@@ -102,8 +102,13 @@ func TestMalformedNoAllocs(t *testing.T) {
 	}
 }
 
-func benchDecode(b *testing.B, ps [][]byte) {
+func benchDecode(b *testing.B, ps [][]byte) { benchDecodeHow(b, ps, true, false) }
+
+// benchDecodeHow decodes ps, summarizing each (summary) or not, keeping
+// the fields or dropping them (Fields.Drop, as for a counting sink).
+func benchDecodeHow(b *testing.B, ps [][]byte, summary, drop bool) {
 	var f Fields
+	f.Drop(drop)
 	dst := make([]byte, 0, 256)
 	total := 0
 	for _, p := range ps {
@@ -115,7 +120,7 @@ func benchDecode(b *testing.B, ps [][]byte) {
 	for b.Loop() {
 		for _, p := range ps {
 			op, _ := Decode(p, &f)
-			if op.Summary != nil {
+			if summary && op.Summary != nil {
 				dst = op.Summary(dst[:0], p, &f)
 			}
 		}
@@ -132,7 +137,17 @@ func BenchmarkMixed(b *testing.B) { benchDecode(b, cleanExamples(b)) }
 
 // BenchmarkSession3 decodes every unfragmented payload of the OpenBC battle
 // capture (97% StateUpdate, some OpenBC shapes that are flagged malformed).
-func BenchmarkSession3(b *testing.B) {
+func BenchmarkSession3(b *testing.B) { benchDecode(b, session3Payloads(b)) }
+
+// BenchmarkSession3Decode is BenchmarkSession3 without the summaries: what
+// every reporter's decoding costs.
+func BenchmarkSession3Decode(b *testing.B) { benchDecodeHow(b, session3Payloads(b), false, false) }
+
+// BenchmarkSession3Drop decodes without keeping fields: what bcdump stats
+// pays (dissect.FieldBlind).
+func BenchmarkSession3Drop(b *testing.B) { benchDecodeHow(b, session3Payloads(b), false, true) }
+
+func session3Payloads(b *testing.B) [][]byte {
 	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	if err != nil {
 		b.Fatal(err)
@@ -148,5 +163,5 @@ func BenchmarkSession3(b *testing.B) {
 			ps = append(ps, dataPayloads(d)...)
 		}
 	}
-	benchDecode(b, ps)
+	return ps
 }

@@ -11,17 +11,19 @@ type fieldReader struct {
 	names [4]string // their names by depth, to name fields in errors ("contacts.direction")
 }
 
-// newFieldReader starts after the opcode byte.
+// start starts d after the opcode byte.
 // A failure goes to f's slot, so a malformed payload allocates nothing once
 // f has held one; the error stays valid until f decodes again.
-func newFieldReader(p []byte, f *Fields) fieldReader {
-	d := fieldReader{f: f}
+//
+// It fills d in place (var d fieldReader; d.start(p, f)): returning the
+// reader by value copied it, a measurable share of decoding a StateUpdate.
+func (d *fieldReader) start(p []byte, f *Fields) {
 	if f.malformed == nil {
 		f.malformed = new(MalformedError)
 	}
+	d.f = f
 	d.r.slot = f.malformed
 	d.r.Reset(p, 1)
-	return d
 }
 
 // ok reports whether every read so far succeeded.

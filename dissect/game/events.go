@@ -16,7 +16,8 @@ func init() {
 // unknown factory id keeps its extension raw without an error: the factory
 // table is D-grade, and other event classes may exist.
 func decodeEvent(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	fac := d.hex32("factory")
 	d.note(factoryName(fac))
 	code := d.hex32("event_code")
@@ -82,7 +83,8 @@ func summarizeEvent(dst, _ []byte, f *Fields) []byte {
 
 // decodeCollision reads 0x15 CollisionEffect (V).
 func decodeCollision(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	fac := d.hex32("factory")
 	d.note(factoryName(fac))
 	code := d.hex32("event_code")

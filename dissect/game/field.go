@@ -48,7 +48,7 @@ type Field struct {
 type Fields struct {
 	List []Field
 
-	malformed *MalformedError // the decoders' failure slot (see newFieldReader)
+	malformed *MalformedError // the decoders' failure slot (see fieldReader.start)
 	text      []byte          // what StringCopy fields point into
 
 	respVisitor *checksumRespFields // decodeChecksumResp's, reused

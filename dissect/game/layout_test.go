@@ -19,7 +19,8 @@ type layoutRun struct {
 
 func interpretLayout(l Layout, p []byte, f *Fields) error {
 	f.Reset()
-	r := &layoutRun{d: newFieldReader(p, f), p: p, vars: map[string]uint64{"opcode": uint64(p[0])}, offs: map[string]int{}}
+	r := &layoutRun{p: p, vars: map[string]uint64{"opcode": uint64(p[0])}, offs: map[string]int{}}
+	r.d.start(p, f)
 	r.steps(l)
 	for r.d.depth > 0 {
 		r.d.end()

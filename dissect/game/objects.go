@@ -19,7 +19,8 @@ const quaternionNote = "quaternion, w x y z as documented; order unconfirmed"
 // first 24 bytes, D for the rest). Only the ship class has a documented
 // body; a torpedo keeps the bytes after its species raw.
 func decodeObjCreate(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.u8("owner_slot")
 	if p[0] == 0x03 {
 		d.u8("team")
@@ -75,7 +76,8 @@ func summarizeObjCreate(dst, _ []byte, f *Fields) []byte {
 // decodeObjectID reads 0x14 DestroyObj (D), 0x1D ObjNotFound and 0x1E
 // RequestObj (I): an object id alone.
 func decodeObjectID(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.objid("object")
 	return d.done()
 }
@@ -87,7 +89,8 @@ func summarizeObjectID(dst, _ []byte, f *Fields) []byte {
 // decodeEnterSet reads 0x1F (D): object id, then the set name with both an
 // i32 length and a trailing NUL.
 func decodeEnterSet(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.objid("object")
 	d.str32z("set_name")
 	return d.done()
@@ -101,7 +104,8 @@ func summarizeEnterSet(dst, _ []byte, f *Fields) []byte {
 
 // decodeDeletePlayerAnim reads 0x18 (I): the leaving player's name.
 func decodeDeletePlayerAnim(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.str16("name")
 	return d.done()
 }

@@ -17,7 +17,8 @@ func init() {
 
 // decodeChat reads 0x2C Chat and 0x2D TeamChat (D).
 func decodeChat(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.i32("sender")
 	d.str16("text")
 	return d.done()
@@ -32,7 +33,8 @@ func summarizeChat(dst, _ []byte, f *Fields) []byte {
 // decodeMissionInit reads 0x35 (V: `35 08 01 FF FF`). The end time is
 // present only when there is a time limit.
 func decodeMissionInit(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.u8("player_limit")
 	d.u8("system")
 	tl := d.u8("time_limit")
@@ -56,7 +58,8 @@ func summarizeMissionInit(dst, _ []byte, f *Fields) []byte {
 // decodeScoreChange reads 0x36 (V). The killer's totals are present only
 // for a killer (id != 0); the list of score updates has a u8 count.
 func decodeScoreChange(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	if d.i32("killer") != 0 {
 		d.i32("killer_kills")
 		d.i32("killer_score")
@@ -84,7 +87,8 @@ func summarizeScoreChange(dst, _ []byte, f *Fields) []byte {
 
 // decodeScore reads 0x37 (D): one player's totals.
 func decodeScore(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.i32("player")
 	d.i32("kills")
 	d.i32("deaths")
@@ -104,7 +108,8 @@ func summarizeScore(dst, _ []byte, f *Fields) []byte {
 
 // decodeEndGame reads 0x38 (I): the reason.
 func decodeEndGame(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	v := d.i32("reason")
 	if v >= 0 {
 		d.note(lookup(endGameReasons[:], uint64(v)))
@@ -118,7 +123,8 @@ func summarizeEndGame(dst, _ []byte, f *Fields) []byte {
 
 // decodeScoreInit reads 0x3F (I): totals plus team (0xFF none).
 func decodeScoreInit(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.i32("player")
 	d.i32("kills")
 	d.i32("deaths")
@@ -130,7 +136,8 @@ func decodeScoreInit(p []byte, f *Fields) error {
 
 // decodeTeamScore reads 0x40 (I).
 func decodeTeamScore(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.u8("team")
 	d.i32("kills")
 	d.i32("score")
@@ -146,7 +153,8 @@ func summarizeTeamScore(dst, _ []byte, f *Fields) []byte {
 
 // decodeTeamMessage reads 0x41 (I): a player's team choice.
 func decodeTeamMessage(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.i32("player")
 	t := d.u8("team")
 	d.note(noneIfFF(t))

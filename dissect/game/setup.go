@@ -15,7 +15,8 @@ func init() {
 // decodeSettings reads 0x00 (V). The three flags share one bit-group byte;
 // the third is written after the map name but stored in that same byte.
 func decodeSettings(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.f32("game_time")
 	d.bit("collision_damage")
 	d.bit("friendly_fire")
@@ -39,7 +40,8 @@ func summarizeSettings(dst, _ []byte, f *Fields) []byte {
 // decodeOpcodeOnlyStrict reads a message that is its opcode alone and whose
 // size the captures confirm (0x01 GameInit, V): more bytes are malformed.
 func decodeOpcodeOnlyStrict(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	return d.done()
 }
 
@@ -47,7 +49,8 @@ func decodeOpcodeOnlyStrict(p []byte, f *Fields) error {
 // captured (0x13 HostMsg D, 0x39 RestartGame I). Extra bytes are shown as
 // "extra" and are not an error: the layout is not certain enough to reject.
 func decodeOpcodeOnly(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	if d.r.Len() > 0 {
 		d.rest("extra")
 	}
@@ -61,7 +64,8 @@ func summarizeNone(dst, _ []byte, f *Fields) []byte {
 
 // decodeBootPlayer reads 0x04 (I): the reason byte.
 func decodeBootPlayer(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	v := d.u8("reason")
 	d.note(lookup(bootReasons[:], uint64(v)))
 	return d.done()
@@ -73,7 +77,8 @@ func summarizeBootPlayer(dst, _ []byte, f *Fields) []byte {
 
 // decodeUISettings reads 0x16 (I): one bit, the collision toggle.
 func decodeUISettings(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.bit("collision_damage")
 	return d.done()
 }
@@ -85,7 +90,8 @@ func summarizeUISettings(dst, _ []byte, f *Fields) []byte {
 // decodeNewPlayerInGame reads 0x2A (V: `2A 20`): one bit of unknown meaning,
 // so it gets the neutral name "flag".
 func decodeNewPlayerInGame(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.bit("flag")
 	return d.done()
 }

@@ -21,7 +21,8 @@ const (
 const noteUnsplit = "also holds the cloak bit and/or weapon pairs; the split needs the ship's subsystem list"
 
 func decodeStateUpdate(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.objid("object")
 	d.f32("game_time")
 	flags := d.hex8("flags")

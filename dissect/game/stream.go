@@ -5,7 +5,7 @@ package game
 // every later read returns zero values, so decoders read a layout straight
 // through and check Err once. Reads neither panic nor allocate; the first
 // failure allocates its error only when the Reader has no slot for it (see
-// newFieldReader).
+// fieldReader.start).
 type Reader struct {
 	p    []byte
 	off  int

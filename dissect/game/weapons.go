@@ -12,7 +12,8 @@ func init() {
 // set means no target, and the target offset is 4 bytes. OpenBC's own codec
 // (bit 1, 5-byte cv4, 19 bytes) disagrees with the capture.
 func decodeTorpedoFire(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.objid("tube")
 	t := d.u8("torpedo_type")
 	d.note(torpedoName(t))
@@ -41,7 +42,8 @@ func summarizeTorpedoFire(dst, _ []byte, f *Fields) []byte {
 // decodeBeamFire reads 0x1A (V). Byte 5 is "beam type / flags" in the
 // sources, so it gets the neutral name "kind".
 func decodeBeamFire(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.objid("emitter")
 	d.hex8("kind")
 	d.cv3("direction")
@@ -63,7 +65,8 @@ func summarizeBeamFire(dst, _ []byte, f *Fields) []byte {
 // decodeExplosion reads 0x29 (V). Which cf16 is the radius and which the
 // damage is disputed (section 7.4), hence value_a and value_b.
 func decodeExplosion(p []byte, f *Fields) error {
-	d := newFieldReader(p, f)
+	var d fieldReader
+	d.start(p, f)
 	d.objid("object")
 	d.cv4("position")
 	d.cf16("value_a")
