@@ -14,13 +14,13 @@ import (
 // shortest %g layout written out for it.
 func appendFloat32(b []byte, f float32) []byte {
 	u := math.Float32bits(f)
-	for i := cv3Hash(u); ; i = (i + 1) % uint32(len(cv3Text)) {
-		e := &cv3Text[i]
-		if e.n == 0 {
-			break
-		}
-		if e.bits == u {
-			return append(b, e.s[:e.n]...)
+	// A cv3 value k/127 times 127 rounds to k: look it up there, and take
+	// it only if it is that value to the bit.
+	if k := f * 127; k >= -127.5 && k < 127.5 {
+		i := int(k + 127.5)
+		if i < len(cv3Bits) && cv3Bits[i] == u {
+			t := &cv3Text[i]
+			return append(b, t.s[:t.n]...)
 		}
 	}
 	return formatFloat32(b, u)
@@ -96,31 +96,25 @@ func formatFloat32(b []byte, u uint32) []byte {
 	return b[:n+nd+1]
 }
 
-// cv3Text holds the text of the 255 values k/127 (dissect/game.CV3, the
-// compressed directions of nearly every state update: over half of all
-// floats), found by open addressing on the float bits. Built once, then
-// only read, so any goroutine may use it.
-var cv3Text = func() (t [1024]cv3Entry) {
+// cv3Bits[k+127] is the float32 k/127 (dissect/game.CV3, the compressed
+// directions of nearly every state update: over half of all floats) and
+// cv3Text[k+127] its text. Indexed directly (1 KB of bits to test, in
+// cache), not hashed: a hash table's probes missed the cache. Built once,
+// then only read, so any goroutine may use them.
+var cv3Bits, cv3Text = func() (bits [255]uint32, text [255]cv3Entry) {
 	for k := -127; k <= 127; k++ {
-		f := float32(k) / 127
-		i := cv3Hash(math.Float32bits(f))
-		for t[i].n != 0 {
-			i = (i + 1) % uint32(len(t))
-		}
-		e := &t[i]
-		e.bits = math.Float32bits(f)
-		e.n = uint8(copy(e.s[:], formatFloat32(nil, e.bits)))
+		u := math.Float32bits(float32(k) / 127)
+		bits[k+127] = u
+		e := &text[k+127]
+		e.n = uint8(copy(e.s[:], formatFloat32(nil, u)))
 	}
-	return t
+	return bits, text
 }()
 
 type cv3Entry struct {
-	bits uint32
-	n    uint8    // 0: empty
-	s    [15]byte // "-0.015748031" is the longest
+	n uint8
+	s [15]byte // "-0.015748031" is the longest
 }
-
-func cv3Hash(u uint32) uint32 { return u * 0x9E3779B1 >> 22 }
 
 var pow10u32 = [...]uint32{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
