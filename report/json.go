@@ -18,6 +18,7 @@ type JSON struct {
 	flush   bool   // flush after every line (live capture)
 	context bool   // the next datagram is shown as context (read -C)
 	file    string // the capture the records come from (StartFile), or ""
+	memo    recordMemo
 }
 
 // NewJSON returns a JSON Lines reporter writing to w. With flushEach every
@@ -27,7 +28,7 @@ func NewJSON(w io.Writer, flushEach bool) *JSON {
 }
 
 func (j *JSON) Datagram(d *dissect.Datagram) error {
-	j.buf = appendDatagramJSON(j.buf[:0], d)
+	j.buf = appendDatagramJSONMemo(j.buf[:0], d, &j.memo)
 	return j.writeRecord(j.buf)
 }
 
@@ -127,19 +128,25 @@ func AppendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
 }
 
 func appendDatagramJSON(b []byte, d *dissect.Datagram) []byte {
+	return appendDatagramJSONMemo(b, d, nil)
+}
+
+// appendDatagramJSONMemo is appendDatagramJSON with m's memory of the
+// records before (nil: none).
+func appendDatagramJSONMemo(b []byte, d *dissect.Datagram, m *recordMemo) []byte {
 	// The keys every record has are written with their separators as one
 	// constant each (a record is rendered millions of times).
 	first := false
 	b = append(b, `{"frame":`...)
 	b = appendInt(b, int64(d.Frame))
 	b = append(b, `,"time":"`...)
-	b = appendTimeUTC(b, d.Time)
+	b = m.appendTime(b, d.Time)
 	b = append(b, `","ts":`...)
-	b = appendEpoch(b, d.Time)
+	b = m.appendEpoch(b, d.Time)
 	b = append(b, `,"src":"`...)
-	b = d.Src.AppendTo(b)
+	b = m.appendAddr(b, d.Src)
 	b = append(b, `","dst":"`...)
-	b = d.Dst.AppendTo(b)
+	b = m.appendAddr(b, d.Dst)
 	b = append(b, `","dir":`...)
 	b = appendName(b, d.Dir.String())
 	b = append(b, `,"kind":`...)

@@ -30,7 +30,7 @@ func (j *JSON) newRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
 	}
 	c := &JSON{file: j.file}
 	return func(b []byte, d *dissect.Datagram, context bool) []byte {
-		b = appendDatagramJSON(b, d)
+		b = appendDatagramJSONMemo(b, d, &c.memo)
 		if context {
 			b = appendContextKey(b)
 		}
