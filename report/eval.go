@@ -487,7 +487,7 @@ func (e *Eval) value(id int, fl *game.Field) {
 	case game.KindString:
 		e.text(id, fl.B)
 	case game.KindHash, game.KindHex, game.KindBytes:
-		e.scratch = appendValue(e.scratch[:0], fl)
+		e.scratch = appendValue(e.scratch[:0], fl, nil)
 		f.Text(id, unquote(e.scratch))
 	case game.KindFloat:
 		e.float(id, fl.F)
@@ -500,7 +500,7 @@ func (e *Eval) value(id int, fl *game.Field) {
 
 // float feeds a float the JSON writes as its shortest float32 text.
 func (e *Eval) float(id int, v float64) {
-	e.scratch = appendFloat(e.scratch[:0], v)
+	e.scratch = appendFloat(e.scratch[:0], v, nil)
 	e.number(id, e.scratch)
 }
 

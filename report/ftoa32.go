@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"math/bits"
 	"strconv"
 )
@@ -13,17 +14,23 @@ import (
 // internal/strconv/ftoadbox.go (BSD licence, The Go Authors), with the
 // shortest %g layout written out for it.
 func appendFloat32(b []byte, f float32) []byte {
-	u := math.Float32bits(f)
-	// A cv3 value k/127 times 127 rounds to k: look it up there, and take
-	// it only if it is that value to the bit.
+	if e := cv3Lookup(f); e != nil {
+		return appendShort(b, &e.s, e.n)
+	}
+	return formatFloat32(b, math.Float32bits(f))
+}
+
+// cv3Lookup returns the text of f if f is a cv3 value k/127, else nil.
+func cv3Lookup(f float32) *cv3Entry {
+	// A cv3 value times 127 rounds to k: look it up there, and take it
+	// only if it is that value to the bit.
 	if k := f * 127; k >= -127.5 && k < 127.5 {
 		i := int(k + 127.5)
-		if i < len(cv3Bits) && cv3Bits[i] == u {
-			t := &cv3Text[i]
-			return append(b, t.s[:t.n]...)
+		if i < len(cv3Bits) && cv3Bits[i] == math.Float32bits(f) {
+			return &cv3Text[i]
 		}
 	}
-	return formatFloat32(b, u)
+	return nil
 }
 
 // formatFloat32 is appendFloat32 without the table.
@@ -113,7 +120,18 @@ var cv3Bits, cv3Text = func() (bits [255]uint32, text [255]cv3Entry) {
 
 type cv3Entry struct {
 	n uint8
-	s [15]byte // "-0.015748031" is the longest
+	s [16]byte // "-0.015748031" is the longest
+}
+
+// appendShort appends s[:n] by copying all 16 bytes of s, a fixed-size
+// move instead of a memmove call, and keeping n of them.
+func appendShort(b []byte, s *[16]byte, n uint8) []byte {
+	if cap(b)-len(b) < len(s) {
+		b = slices.Grow(b, len(s))
+	}
+	l := len(b)
+	*(*[16]byte)(b[l : l+16]) = *s
+	return b[:l+int(n)]
 }
 
 var pow10u32 = [...]uint32{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}

@@ -187,12 +187,12 @@ func appendDatagramJSONMemo(b []byte, d *dissect.Datagram, m *recordMemo) []byte
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i])
+			b = appendMessageJSON(b, &d.Transport.Messages[i], &d.Msgs[i], m)
 		}
 		b = append(b, ']')
 		if t := &d.Transport; t.HasCut {
 			b = appendKey(b, &first, "cut")
-			b = appendCutJSON(b, d)
+			b = appendCutJSON(b, d, m)
 		}
 		if n := d.Transport.Uncaptured; n > 0 {
 			b = appendKey(b, &first, "uncaptured_msgs")
@@ -221,7 +221,7 @@ func appendDatagramJSONMemo(b []byte, d *dissect.Datagram, m *recordMemo) []byte
 // appendCutJSON describes the message the capture cut: its header fields
 // as far as they were captured, "captured" (its bytes in the capture) and
 // "len" (its declared length, absent when not captured).
-func appendCutJSON(b []byte, d *dissect.Datagram) []byte {
+func appendCutJSON(b []byte, d *dissect.Datagram, mm *recordMemo) []byte {
 	t := &d.Transport
 	m := &t.Cut
 	first := true
@@ -238,23 +238,23 @@ func appendCutJSON(b []byte, d *dissect.Datagram) []byte {
 			b = appendInt(b, int64(m.Len))
 		}
 	} else {
-		b = appendMessageKeys(b, &first, m, &d.Cut)
+		b = appendMessageKeys(b, &first, m, &d.Cut, mm)
 	}
 	b = appendKey(b, &first, "captured")
 	b = appendInt(b, int64(len(d.Plain)-m.Offset))
 	return append(b, '}')
 }
 
-func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message) []byte {
+func appendMessageJSON(b []byte, m *transport.Message, dm *dissect.Message, mm *recordMemo) []byte {
 	first := true
 	b = append(b, '{')
-	b = appendMessageKeys(b, &first, m, dm)
+	b = appendMessageKeys(b, &first, m, dm, mm)
 	return append(b, '}')
 }
 
 // appendMessageKeys appends a message's keys inside an open object, as
 // its first keys.
-func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message) []byte {
+func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.Message, mm *recordMemo) []byte {
 	*first = false
 	b = append(b, `"type":`...)
 	b = appendInt(b, int64(m.Type))
@@ -297,7 +297,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 	}
 	b = append(b, `,"payload_len":`...)
 	b = appendInt(b, int64(len(m.Payload)))
-	b = appendPayloadKeys(b, first, &dm.Payload)
+	b = appendPayloadKeys(b, first, &dm.Payload, mm)
 	b = appendTrackJSON(b, first, dm)
 	if r := dm.Reassembled; r != nil {
 		b = appendKey(b, first, "reassembled")
@@ -307,7 +307,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 		b = appendInt(b, int64(len(r.Bytes)))
 		b = appendKey(b, &rf, "frags")
 		b = appendInt(b, int64(r.Frags))
-		b = appendPayloadKeys(b, &rf, &r.Payload)
+		b = appendPayloadKeys(b, &rf, &r.Payload, mm)
 		b = append(b, '}')
 	}
 	return b
@@ -316,7 +316,7 @@ func appendMessageKeys(b []byte, first *bool, m *transport.Message, dm *dissect.
 // appendPayloadKeys appends what was decoded of a payload (a message's own
 // or a reassembled one) inside an open object: the opcode, the fields, and
 // the raw bytes when they were not (fully) decoded.
-func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload) []byte {
+func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload, m *recordMemo) []byte {
 	if p.Opcode != nil {
 		b = appendKey(b, first, "opcode")
 		b = appendUint(b, uint64(p.Opcode.Code))
@@ -326,7 +326,7 @@ func appendPayloadKeys(b []byte, first *bool, p *dissect.Payload) []byte {
 	if p.Decoded {
 		b = appendKey(b, first, "fields")
 		b = append(b, '{')
-		b = appendFields(b, p.Fields.List)
+		b = appendFields(b, p.Fields.List, m)
 		b = append(b, '}')
 	}
 	if !p.Decoded || p.Malformed != nil {

@@ -93,11 +93,11 @@ func appendKey(b []byte, first *bool, key string) []byte {
 // the wire): strconv.AppendFloat(b, f, 'g', -1, 32), or null for NaN and
 // infinities. No cache: appendFloat32 is faster than one was, and keeps
 // records free of shared state.
-func appendFloat(b []byte, f float64) []byte {
+func appendFloat(b []byte, f float64, m *recordMemo) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
-	return appendFloat32(b, float32(f))
+	return m.appendFloat32(b, float32(f))
 }
 
 // TimeLayout is how JSON records write capture times: RFC 3339 in UTC with
@@ -170,7 +170,7 @@ func appendBool(b []byte, v bool) []byte {
 
 // appendFields renders a field token stream as the members of a JSON object
 // (without the braces). A field with a Note gets a sibling "<key>_name".
-func appendFields(b []byte, fs []game.Field) []byte {
+func appendFields(b []byte, fs []game.Field, m *recordMemo) []byte {
 	// firsts tracks, per nesting level, whether a member was written yet;
 	// inArray whether the level is an array (elements have no keys).
 	var firstsBuf [16]bool
@@ -211,7 +211,7 @@ func appendFields(b []byte, fs []game.Field) []byte {
 			inArray = append(inArray, f.Kind == game.KindArray)
 			continue
 		}
-		b = appendValue(b, f)
+		b = appendValue(b, f, m)
 		if f.Note != "" && !inArray[lvl] {
 			b = append(b, ',', '"')
 			b = append(b, f.Name...)
@@ -230,14 +230,14 @@ func appendFields(b []byte, fs []game.Field) []byte {
 	return b
 }
 
-func appendValue(b []byte, f *game.Field) []byte {
+func appendValue(b []byte, f *game.Field, m *recordMemo) []byte {
 	switch f.Kind {
 	case game.KindUint:
 		return appendUint(b, f.U)
 	case game.KindInt:
 		return appendInt(b, f.I)
 	case game.KindFloat:
-		return appendFloat(b, f.F)
+		return appendFloat(b, f.F, m)
 	case game.KindBool:
 		return appendBool(b, f.U != 0)
 	case game.KindString:
@@ -258,7 +258,7 @@ func appendValue(b []byte, f *game.Field) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendFloat(b, v)
+			b = appendFloat(b, v, m)
 		}
 		return append(b, ']')
 	}

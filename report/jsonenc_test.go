@@ -23,14 +23,19 @@ func TestJSONFloatMatchesStrconv(t *testing.T) {
 	for range 20000 {
 		vals = append(vals, float64(math.Float32frombits(rng.Uint32())), float64(int8(rng.Uint32()))/127)
 	}
-	for _, v := range vals {
-		got := string(appendFloat(nil, v))
+	// With a memo too, each value twice (the second from the memo,
+	// unless another value took its place).
+	var m recordMemo
+	for i, v := range append(vals, vals...) {
 		want := strconv.FormatFloat(v, 'g', -1, 32)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			want = "null"
 		}
-		if got != want {
+		if got := string(appendFloat(nil, v, nil)); got != want {
 			t.Fatalf("appendFloat(%v) = %s, want %s", v, got, want)
+		}
+		if got := string(appendFloat([]byte("x"), v, &m)); got != "x"+want {
+			t.Fatalf("appendFloat(%v) with a memo, pass %d = %s, want x%s", v, i/len(vals)+1, got, want)
 		}
 	}
 }

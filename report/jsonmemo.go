@@ -1,15 +1,17 @@
 package report
 
 import (
+	"math"
 	"net/netip"
 	"time"
 )
 
 // recordMemo remembers, for one goroutine rendering JSON records, what
 // consecutive records repeat: the second their times fall in, written as a
-// date and as epoch seconds, and the last few addresses written out. A
-// record is the same text with or without it; a nil memo remembers
-// nothing.
+// date and as epoch seconds, the last few addresses written out, and
+// recent floats (positions and game times recur: in the OpenBC battle
+// capture 16,623 position floats take 5,426 values). A record is the same
+// text with or without it; a nil memo remembers nothing.
 type recordMemo struct {
 	sec    int64
 	known  bool     // sec, date and epoch are set
@@ -19,6 +21,14 @@ type recordMemo struct {
 
 	addrs [4]memoAddr
 	next  int // the entry to replace
+
+	floats [256]memoFloat // direct-mapped on the bits
+}
+
+type memoFloat struct {
+	bits uint32
+	n    uint8 // 0: empty
+	s    [16]byte
 }
 
 type memoAddr struct {
@@ -80,6 +90,27 @@ func (m *recordMemo) appendAddr(b []byte, ap netip.AddrPort) []byte {
 		e := &m.addrs[m.next]
 		m.next = (m.next + 1) % len(m.addrs)
 		e.ap, e.n = ap, uint8(copy(e.s[:], b[n:]))
+	}
+	return b
+}
+
+// appendFloat32 is appendFloat32.
+func (m *recordMemo) appendFloat32(b []byte, f float32) []byte {
+	if e := cv3Lookup(f); e != nil {
+		return appendShort(b, &e.s, e.n)
+	}
+	u := math.Float32bits(f)
+	if m == nil {
+		return formatFloat32(b, u)
+	}
+	e := &m.floats[u*0x9E3779B1>>24]
+	if e.n != 0 && e.bits == u {
+		return appendShort(b, &e.s, e.n)
+	}
+	n := len(b)
+	b = formatFloat32(b, u)
+	if len(b)-n <= len(e.s) {
+		e.bits, e.n = u, uint8(copy(e.s[:], b[n:]))
 	}
 	return b
 }

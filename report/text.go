@@ -21,12 +21,12 @@ func appendFieldValue(b []byte, f *game.Field) []byte {
 		}
 	case game.KindHash, game.KindHex:
 		n := len(b)
-		b = appendValue(b, f)
+		b = appendValue(b, f, nil)
 		// Drop the JSON quotes around "0x...".
 		copy(b[n:], b[n+1:len(b)-1])
 		b = b[:len(b)-2]
 	default:
-		b = appendValue(b, f)
+		b = appendValue(b, f, nil)
 	}
 	if f.Note != "" {
 		b = append(b, " ("...)
