@@ -2,8 +2,8 @@ package report
 
 import (
 	"math"
-	"slices"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
