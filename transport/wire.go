@@ -201,6 +201,7 @@ func DecodeCut(b []byte, missing int, d *Datagram) {
 	}
 	d.PeerID, d.MsgCount = b[0], b[1]
 	off := 2
+	var bad anomaly.Anomaly // what breaks the framing, if anything does
 	for i := 0; i < int(d.MsgCount); i++ {
 		if off >= len(b) && off < end {
 			d.Uncaptured = int(d.MsgCount) - i
@@ -211,18 +212,22 @@ func DecodeCut(b []byte, missing int, d *Datagram) {
 				"msg_count says %d messages but the datagram ends after %d", d.MsgCount, i))
 			return
 		}
-		var m Message
-		a, st := decodeMessage(b, off, end, &m)
-		switch st {
+		// Decoded in place, and given back unless it is a whole message:
+		// a Message and an Anomaly are too big to copy per message.
+		n := len(d.Messages)
+		d.Messages = append(d.Messages, Message{})
+		m := &d.Messages[n]
+		switch decodeMessage(b, off, end, m, &bad) {
 		case msgBad:
-			d.Anomalies = append(d.Anomalies, a)
+			d.Messages = d.Messages[:n]
+			d.Anomalies = append(d.Anomalies, bad)
 			return
 		case msgCut:
-			d.Cut, d.HasCut, d.CutInHeader = m, true, m.PayloadOff == 0
+			d.Cut, d.HasCut, d.CutInHeader = *m, true, m.PayloadOff == 0
+			d.Messages = d.Messages[:n]
 			d.Uncaptured = int(d.MsgCount) - i - 1
 			return
 		}
-		d.Messages = append(d.Messages, m)
 		off += m.Len
 	}
 	if off < end {
@@ -242,14 +247,14 @@ const (
 // as sent, ends at end (len(b) unless the capture cut it). A message the
 // capture cut is decoded as far as b goes; its PayloadOff stays 0 when the
 // cut is inside its header.
-func decodeMessage(b []byte, off, end int, m *Message) (anomaly.Anomaly, int) {
+func decodeMessage(b []byte, off, end int, m *Message, bad *anomaly.Anomaly) int {
 	t := Type(b[off])
 	m.Offset, m.Type = off, t
 	rest, sent := len(b)-off, end-off // captured, as sent
 	switch {
 	case t == TypeACK:
 		if rest < 4 {
-			return needBytes(off, 4, sent, "ACK needs 4 bytes, %d left", sent)
+			return needBytes(bad, off, 4, sent, "ACK needs 4 bytes, %d left", sent)
 		}
 		m.Seq = binary.LittleEndian.Uint16(b[off+1:])
 		m.AckFlags = b[off+3]
@@ -259,16 +264,16 @@ func decodeMessage(b []byte, off, end int, m *Message) (anomaly.Anomaly, int) {
 		if m.AckFrag {
 			if rest < 5 {
 				m.Len = 5
-				return needBytes(off, 5, sent, "fragment ACK needs 5 bytes, %d left", sent)
+				return needBytes(bad, off, 5, sent, "fragment ACK needs 5 bytes, %d left", sent)
 			}
 			m.FragIdx = b[off+4]
 			m.Len = 5
 		}
 		m.PayloadOff = off + m.Len
-		return anomaly.Anomaly{}, msgOK
+		return msgOK
 	case t.Low(), t == TypeData:
 		if rest < 3 {
-			return needBytes(off, 3, sent, "%s header needs 3 bytes, %d left", t.Name(), sent)
+			return needBytes(bad, off, 3, sent, "%s header needs 3 bytes, %d left", t.Name(), sent)
 		}
 		fl := binary.LittleEndian.Uint16(b[off+1:])
 		m.FlagsLen = fl
@@ -289,15 +294,17 @@ func decodeMessage(b []byte, off, end int, m *Message) (anomaly.Anomaly, int) {
 		}
 		// The header must fit in the declared length before we read it.
 		if m.Len < hdr {
-			return codecAnomaly(anomaly.BadLength, off,
-				"%s length %d is shorter than its %d-byte header", t.Name(), m.Len, hdr), msgBad
+			*bad = codecAnomaly(anomaly.BadLength, off,
+				"%s length %d is shorter than its %d-byte header", t.Name(), m.Len, hdr)
+			return msgBad
 		}
 		if m.Len > sent {
-			return codecAnomaly(anomaly.LengthOverrun, off,
-				"%s length %d runs past the end of the datagram (%d bytes left)", t.Name(), m.Len, sent), msgBad
+			*bad = codecAnomaly(anomaly.LengthOverrun, off,
+				"%s length %d runs past the end of the datagram (%d bytes left)", t.Name(), m.Len, sent)
+			return msgBad
 		}
 		if hdr > rest {
-			return anomaly.Anomaly{}, msgCut
+			return msgCut
 		}
 		p := off + 3
 		if m.Reliable {
@@ -309,11 +316,12 @@ func decodeMessage(b []byte, off, end int, m *Message) (anomaly.Anomaly, int) {
 			p++
 			if m.FragIdx == 0 {
 				if m.Len < hdr+1 {
-					return codecAnomaly(anomaly.BadLength, off,
-						"fragment 0 length %d leaves no room for the fragment total", m.Len), msgBad
+					*bad = codecAnomaly(anomaly.BadLength, off,
+						"fragment 0 length %d leaves no room for the fragment total", m.Len)
+					return msgBad
 				}
 				if hdr+1 > rest {
-					return anomaly.Anomaly{}, msgCut
+					return msgCut
 				}
 				m.FragTotal = b[p]
 				m.HasFragTotal = true
@@ -323,23 +331,25 @@ func decodeMessage(b []byte, off, end int, m *Message) (anomaly.Anomaly, int) {
 		m.PayloadOff = p
 		if m.Len > rest {
 			m.Payload = b[p:len(b):len(b)]
-			return anomaly.Anomaly{}, msgCut
+			return msgCut
 		}
 		m.Payload = b[p : off+m.Len : off+m.Len]
-		return anomaly.Anomaly{}, msgOK
+		return msgOK
 	}
-	return codecAnomaly(anomaly.UnknownTransportType, off,
-		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t)), msgBad
+	*bad = codecAnomaly(anomaly.UnknownTransportType, off,
+		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t))
+	return msgBad
 }
 
 // needBytes reports a message needing n bytes where the capture holds
 // fewer: cut when the datagram as sent (sent bytes from the message on)
 // holds them, a length overrun otherwise.
-func needBytes(off, n, sent int, format string, args ...any) (anomaly.Anomaly, int) {
+func needBytes(bad *anomaly.Anomaly, off, n, sent int, format string, args ...any) int {
 	if n <= sent {
-		return anomaly.Anomaly{}, msgCut
+		return msgCut
 	}
-	return codecAnomaly(anomaly.LengthOverrun, off, format, args...), msgBad
+	*bad = codecAnomaly(anomaly.LengthOverrun, off, format, args...)
+	return msgBad
 }
 
 // codecAnomaly is an anomaly of the codec: about the datagram as a whole,
