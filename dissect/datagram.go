@@ -91,6 +91,8 @@ type Datagram struct {
 
 	// dropFields: the payload decoders keep no fields (Dissector.DropFields).
 	dropFields bool
+	// flowHash is transport.KeyHash of the flow (game datagrams).
+	flowHash uint64
 }
 
 // Payload is what the decoders made of one payload: a message's own, or a

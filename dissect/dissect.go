@@ -156,6 +156,12 @@ func (d *Dissector) decodeHead(dg *Datagram, p *capture.Packet) (isGame bool) {
 		return false
 	}
 	dg.Kind = KindGame
+	// Hashed here, where the pipeline works in parallel, not in Track.
+	if dg.Dir == C2S {
+		dg.flowHash = transport.KeyHash(dg.Src, dg.Dst)
+	} else {
+		dg.flowHash = transport.KeyHash(dg.Dst, dg.Src)
+	}
 	return true
 }
 
@@ -249,7 +255,7 @@ func (d *Dissector) lostDatagram(n *capture.Note) {
 
 // trackFlow feeds the per-flow reconstructor and decodes what it reassembled.
 func (d *Dissector) trackFlow(dg *Datagram, size int) {
-	tp := transport.Packet{Frame: dg.Frame, Time: dg.Time, Client: dg.Src, Server: dg.Dst, Dir: transport.C2S, Size: size}
+	tp := transport.Packet{Frame: dg.Frame, Time: dg.Time, Client: dg.Src, Server: dg.Dst, Dir: transport.C2S, Size: size, KeyHash: dg.flowHash}
 	if dg.Dir == S2C {
 		tp.Client, tp.Server, tp.Dir = dg.Dst, dg.Src, transport.S2C
 	}

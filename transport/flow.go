@@ -48,6 +48,9 @@ type Packet struct {
 	Client, Server netip.AddrPort
 	Dir            Dir
 	Size           int
+	// KeyHash, when not 0, is KeyHash(Client, Server), computed beforehand
+	// off the in-order path (the parallel pipeline does it while decoding).
+	KeyHash uint64
 }
 
 // Tracker reconstructs reliable delivery, fragment reassembly and peer
@@ -244,7 +247,11 @@ func (t *Tracker) Track(p Packet, dg *Datagram, info []MsgInfo, anoms []anomaly.
 	t.canoms = anoms
 	t.out = t.out[:0]
 	t.advance(ts)
-	f := t.lookup(FlowKey{p.Client, p.Server}, ts)
+	h := p.KeyHash
+	if h == 0 {
+		h = KeyHash(p.Client, p.Server)
+	}
+	f := t.lookup(FlowKey{p.Client, p.Server}, h, ts)
 
 	f.first, f.last = min(f.first, ts), max(f.last, ts)
 	f.lastDir[d] = max(f.lastDir[d], ts)
@@ -348,12 +355,12 @@ func (t *Tracker) sortEvents(mark int) {
 
 // lookup returns the flow for key, creating it (and evicting the least
 // recently active flows to make room within MaxFlowBytes).
-func (t *Tracker) lookup(key FlowKey, ts int64) *flow {
+func (t *Tracker) lookup(key FlowKey, h uint64, ts int64) *flow {
 	if f := t.last; f != nil && f.key == key {
 		t.lru.touch(f, ts)
 		return f
 	}
-	slot, tag := cacheSlot(&key)
+	slot, tag := slotOf(h)
 	set := &t.cache[slot]
 	// The tags spare reading other flows' keys (a cache miss each).
 	for w := range set {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 	"unsafe"
@@ -265,13 +266,22 @@ func (s *cacheSet) put(tag uint32, f *flow) {
 }
 
 // cacheSlot is the index of key in Tracker.cache and the tag checked there.
-func cacheSlot(key *FlowKey) (int, uint32) {
-	c, s := key.Client.Addr().As16(), key.Server.Addr().As16()
+func cacheSlot(key *FlowKey) (int, uint32) { return slotOf(KeyHash(key.Client, key.Server)) }
+
+// slotOf is cacheSlot of the key with hash h.
+func slotOf(h uint64) (int, uint32) {
+	return int(h >> (64 - flowCacheBits)), uint32(h >> (32 - flowCacheBits))
+}
+
+// KeyHash is the hash Track files the flow of client and server under
+// (Packet.KeyHash); it is never 0.
+func KeyHash(client, server netip.AddrPort) uint64 {
+	c, s := client.Addr().As16(), server.Addr().As16()
 	h := binary.LittleEndian.Uint64(c[8:]) ^ binary.LittleEndian.Uint64(c[:8])*0x9E3779B97F4A7C15 ^
 		binary.LittleEndian.Uint64(s[8:])*0xC2B2AE3D27D4EB4F ^
-		uint64(key.Client.Port())<<17 ^ uint64(key.Server.Port())<<41
+		uint64(client.Port())<<17 ^ uint64(server.Port())<<41
 	h *= 0x9E3779B97F4A7C15
-	return int(h >> (64 - flowCacheBits)), uint32(h >> (32 - flowCacheBits))
+	return h | 1 // slotOf does not read bit 0
 }
 
 // resize updates f's share of the tracked bytes and, over MaxFlowBytes,

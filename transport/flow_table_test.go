@@ -241,3 +241,42 @@ func TestFlowLayout(t *testing.T) {
 		}
 	}
 }
+
+// A Packet's KeyHash is the hash the flow cache files its key under: given
+// or computed by Track, the same flow is found, and it is never 0 (0 says
+// "not given").
+func TestKeyHash(t *testing.T) {
+	keys := []FlowKey{
+		{netip.MustParseAddrPort("127.0.0.1:58732"), netip.MustParseAddrPort("127.0.0.1:22101")},
+		{netip.MustParseAddrPort("127.0.0.1:22101"), netip.MustParseAddrPort("127.0.0.1:58732")},
+		{netip.MustParseAddrPort("[fe80::1%eth0]:1"), netip.MustParseAddrPort("[fe80::1]:1")},
+		{},
+	}
+	for _, k := range keys {
+		h := KeyHash(k.Client, k.Server)
+		if h == 0 {
+			t.Errorf("%v: KeyHash 0", k)
+		}
+		s1, t1 := cacheSlot(&k)
+		s2, t2 := slotOf(h)
+		if s1 != s2 || t1 != t2 {
+			t.Errorf("%v: cacheSlot %d/%d, slotOf(KeyHash) %d/%d", k, s1, t1, s2, t2)
+		}
+	}
+	// Tracking with the hash given finds the flows tracking without it made.
+	tr := NewTracker(DefaultConfig())
+	var dg Datagram
+	Decode([]byte{0x02, 0x01, 0x01, 0x05, 0x00, 0x00}, &dg)
+	for i, k := range keys[:3] {
+		for _, given := range []bool{false, true} {
+			p := Packet{Frame: i + 1, Time: time.Unix(int64(i), 0), Client: k.Client, Server: k.Server, Dir: C2S, Size: 6}
+			if given {
+				p.KeyHash = KeyHash(k.Client, k.Server)
+			}
+			tr.Track(p, &dg, nil, nil)
+		}
+	}
+	if n := len(tr.flows); n != 3 {
+		t.Errorf("%d flows, want 3", n)
+	}
+}
