@@ -298,6 +298,9 @@ func appendUint(b []byte, v uint64) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v))
 	}
+	if v < 100 {
+		return append(b, digitPairs[2*v], digitPairs[2*v+1])
+	}
 	if v > math.MaxUint32 {
 		return strconv.AppendUint(b, v, 10)
 	}
