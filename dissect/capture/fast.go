@@ -82,19 +82,19 @@ func (r *Reader) syncIfaces() {
 // readFast reads the next record on the fast path. ok is false when the
 // record (or the error the framer met) is for pcapgo to read instead; it
 // is then left for pcapgo, unread.
-func (r *Reader) readFast() (data []byte, ci gopacket.CaptureInfo, lt layers.LinkType, ok bool) {
+func (r *Reader) readFast(ci *gopacket.CaptureInfo) (data []byte, lt layers.LinkType, ok bool) {
 	f := r.fr
 	f.consume()
 	if f.off != len(f.buf) || f.err != nil {
-		return nil, ci, 0, false
+		return nil, 0, false
 	}
 	// Zero copy when the record is whole in the source's buffer; else a
 	// copy through the framer, which refills that buffer.
 	if b := f.peek(); b != nil {
-		if data, ci, lt, ok = r.parseRecord(b); !ok {
+		if data, lt, ok = r.parseRecord(b, ci); !ok {
 			f.unpeek()
 		}
-		return data, ci, lt, ok
+		return data, lt, ok
 	}
 	f.buf, f.off = f.buf[:0], 0
 	var err error
@@ -106,17 +106,18 @@ func (r *Reader) readFast() (data []byte, ci gopacket.CaptureInfo, lt layers.Lin
 	if err != nil {
 		// As framer.Read: pcapgo meets the error where it would have.
 		f.buf, f.err = f.buf[:0], err
-		return nil, ci, 0, false
+		return nil, 0, false
 	}
-	if data, ci, lt, ok = r.parseRecord(f.buf); ok {
+	if data, lt, ok = r.parseRecord(f.buf, ci); ok {
 		f.off = len(f.buf) // else pcapgo reads the block from the framer
 	}
-	return data, ci, lt, ok
+	return data, lt, ok
 }
 
 // parseRecord reads a pcap record or a pcapng packet block as pcapgo
 // would, or reports false for one pcapgo is to read (or fail on).
-func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt layers.LinkType, ok bool) {
+// It fills *ci (all of it when ok), which the caller reads after.
+func (r *Reader) parseRecord(b []byte, ci *gopacket.CaptureInfo) (data []byte, lt layers.LinkType, ok bool) {
 	o := r.fr.order
 	if !r.fr.ng {
 		caplen := o.Uint32(b[8:12])
@@ -124,12 +125,13 @@ func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt
 		// pcapgo's own checks; the framer already keeps caplen within
 		// MaxFrameLen (pcapgo's minimum limit) and raises orig to it.
 		if caplen > orig || caplen > max(r.pcap.Snaplen(), MaxFrameLen) {
-			return nil, ci, 0, false
+			return nil, 0, false
 		}
 		ci.Timestamp = time.Unix(int64(o.Uint32(b[0:4])), int64(o.Uint32(b[4:8])*r.nsFactor)).UTC()
 		ci.CaptureLength, ci.Length = int(caplen), int(orig)
 		n := 16 + int(caplen)
-		return b[16:n:n], ci, r.pcapLT, true
+		ci.InterfaceIndex, ci.AncillaryData = 0, nil
+		return b[16:n:n], r.pcapLT, true
 	}
 	var ifc *fastIface
 	var off int
@@ -137,7 +139,7 @@ func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt
 	case blockEPB:
 		id := o.Uint32(b[8:12])
 		if id >= uint32(len(r.ifaces)) {
-			return nil, ci, 0, false // pcapgo has the error message
+			return nil, 0, false // pcapgo has the error message
 		}
 		ifc = &r.ifaces[id]
 		ci.InterfaceIndex = int(id)
@@ -147,7 +149,7 @@ func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt
 		off = 28
 	case blockSPB:
 		if len(r.ifaces) == 0 {
-			return nil, ci, 0, false
+			return nil, 0, false
 		}
 		ifc = &r.ifaces[0]
 		ci.Length = int(o.Uint32(b[8:12]))
@@ -157,17 +159,17 @@ func (r *Reader) parseRecord(b []byte) (data []byte, ci gopacket.CaptureInfo, lt
 		}
 		off = 12
 	default:
-		return nil, ci, 0, false
+		return nil, 0, false
 	}
 	n := off + ci.CaptureLength
 	if ci.CaptureLength < 0 || n > len(b) { // the framer rules it out; never trust it blindly
-		return nil, ci, 0, false
+		return nil, 0, false
 	}
 	if r.ancilLT != ifc.lt || r.ancil[0] == nil {
 		r.ancil[0], r.ancilLT = ifc.lt, ifc.lt // boxed once per change, not per packet
 	}
 	ci.AncillaryData = r.ancil[:]
-	return b[off:n:n], ci, ifc.lt, true
+	return b[off:n:n], ifc.lt, true
 }
 
 // decodeFast is decode with fastDecode in front.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
 
@@ -338,7 +339,8 @@ func TestFastPathTaken(t *testing.T) {
 			first = 1
 		}
 		for i := first; i < 4325; i++ {
-			data, _, lt, ok := r.readFast()
+			var ci gopacket.CaptureInfo
+			data, lt, ok := r.readFast(&ci)
 			if !ok {
 				t.Fatalf("record %d not read on the fast path", i+1)
 			}
@@ -346,7 +348,7 @@ func TestFastPathTaken(t *testing.T) {
 				t.Fatalf("frame %d not decoded on the fast path", i+1)
 			}
 		}
-		if _, _, _, ok := r.readFast(); ok {
+		if _, _, ok := r.readFast(new(gopacket.CaptureInfo)); ok {
 			t.Fatal("read past the end")
 		}
 	}

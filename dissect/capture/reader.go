@@ -89,7 +89,8 @@ func (r *Reader) Next(p *Packet) error {
 			r.lost = nil
 			return r.err
 		}
-		data, ci, lt, err := r.read()
+		var ci gopacket.CaptureInfo
+		data, lt, err := r.read(&ci)
 		if err != nil {
 			r.err = r.frameError(err)
 			if r.err == io.EOF && !r.opt.AllFrames { // a copy has frames to show
@@ -252,25 +253,25 @@ func (r *Reader) TakeNotes() []Note {
 }
 
 // read returns the next record, from the fast path when it can take it.
-func (r *Reader) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+// It fills *ci (pointers spare copying it up the calls per record).
+func (r *Reader) read(ci *gopacket.CaptureInfo) ([]byte, layers.LinkType, error) {
 	if !r.hardened {
-		if data, ci, lt, ok := r.readFast(); ok {
-			return data, ci, lt, nil
+		if data, lt, ok := r.readFast(ci); ok {
+			return data, lt, nil
 		}
 	}
 	var data []byte
-	var ci gopacket.CaptureInfo
 	var err error
 	if r.ng != nil {
-		data, ci, err = r.ng.ZeroCopyReadPacketData()
+		data, *ci, err = r.ng.ZeroCopyReadPacketData()
 		r.syncIfaces()
 	} else {
-		data, ci, err = r.pcap.ZeroCopyReadPacketData()
+		data, *ci, err = r.pcap.ZeroCopyReadPacketData()
 	}
 	if err != nil {
-		return nil, ci, 0, err
+		return nil, 0, err
 	}
-	return data, ci, r.linkTypeOf(&ci), nil
+	return data, r.linkTypeOf(ci), nil
 }
 
 // decode classifies a frame, by hand when fastDecode knows its kind.
