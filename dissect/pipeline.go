@@ -44,7 +44,7 @@ const (
 	// slots x the largest datagram ever seen. The limits are far above
 	// what BC traffic needs, so slots are not re-allocated in a run.
 	keepBytes  = 16 << 10 // Raw, Plain, reassembled payloads
-	keepMsgs   = 64       // messages, anomalies, GameSpy pairs
+	keepMsgs   = 128      // messages, anomalies, GameSpy pairs
 	keepFields = 2048     // decoded fields of all messages of a slot (x ~136 B)
 	keepOutput = 4 << 20  // rendered bytes of a batch
 )
