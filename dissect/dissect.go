@@ -128,6 +128,20 @@ func (d *Dissector) decodePair(a, b *Datagram, pa, pb *capture.Packet) {
 	}
 }
 
+// prefetch starts loading the tracker's state for p's flow (Tracker.
+// Prefetch), so it arrives while p is deciphered: for the serial loop, on
+// the goroutine that tracks.
+func (d *Dissector) prefetch(p *capture.Packet) {
+	if len(p.Payload) == 0 || IsGameSpy(p.Payload) {
+		return
+	}
+	if d.isGamePort(p.Dst.Port()) {
+		d.track.Prefetch(transport.KeyHash(p.Src, p.Dst))
+	} else {
+		d.track.Prefetch(transport.KeyHash(p.Dst, p.Src))
+	}
+}
+
 // decodeHead is the part of Decode before deciphering. It decodes a
 // GameSpy datagram completely and returns false; for a game datagram it
 // returns true, and dg.Plain must be deciphered (unless d.plain), then

@@ -407,6 +407,9 @@ func (p *pipe) trackBatch(b *batch) (end bool, err error) {
 	for i := range b.pkts {
 		dg := &b.dgs[i]
 		b.n = i + 1
+		if i+1 < len(b.pkts) && b.dgs[i+1].Kind == KindGame {
+			s.d.track.Prefetch(b.dgs[i+1].flowHash) // see Tracker.Prefetch
+		}
 		if p.rsink == nil {
 			err = s.deliver(dg, p.sink)
 		} else {

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -351,6 +352,23 @@ func (t *Tracker) sortEvents(mark int) {
 	slices.SortStableFunc(t.events[mark:], func(a, b Event) int {
 		return cmp.Or(cmp.Compare(a.Frame, b.Frame), cmp.Compare(a.Msg, b.Msg))
 	})
+}
+
+// Prefetch starts loading the cache lines Track reads first of the flow
+// filed under hash h (KeyHash), when the flow cache holds it, without
+// waiting for them: with thousands of flows the loads then overlap other
+// work instead of stalling Track. The serial loop calls it before
+// deciphering a datagram, the pipeline's track step for the datagram after
+// the one it tracks. It changes nothing, and must not run while another
+// goroutine tracks (it reads the flow cache).
+func (t *Tracker) Prefetch(h uint64) {
+	slot, tag := slotOf(h)
+	for _, e := range &t.cache[slot] {
+		if e.f != nil && e.tag == tag {
+			prefetchFlow(unsafe.Pointer(e.f))
+			return
+		}
+	}
 }
 
 // lookup returns the flow for key, creating it (and evicting the least

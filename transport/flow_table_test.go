@@ -279,4 +279,12 @@ func TestKeyHash(t *testing.T) {
 	if n := len(tr.flows); n != 3 {
 		t.Errorf("%d flows, want 3", n)
 	}
+	// Prefetch changes nothing, for a flow it holds or not.
+	for _, k := range keys {
+		tr.Prefetch(KeyHash(k.Client, k.Server))
+	}
+	NewTracker(DefaultConfig()).Prefetch(1)
+	if n := len(tr.flows); n != 3 {
+		t.Errorf("%d flows after Prefetch, want 3", n)
+	}
 }
