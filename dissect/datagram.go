@@ -58,6 +58,12 @@ type Datagram struct {
 	// Transport.Cut, the message the cut runs through, when there is one.
 	Missing int
 
+	// IPFrames are the frames of the IP fragments the datagram was
+	// reassembled (or given up cut) from, in capture order, Frame among
+	// them; empty when it came whole. A copy of the datagram (read -w)
+	// writes them all.
+	IPFrames []int
+
 	Raw   []byte // the UDP payload as captured (enciphered)
 	Plain []byte // deciphered (game) or the text itself (GameSpy)
 

@@ -153,6 +153,7 @@ func (d *Dissector) decodeHead(dg *Datagram, p *capture.Packet) (isGame bool) {
 	dg.Truncated = p.Truncated
 	dg.Missing = p.Missing
 	dg.lost = p.Lost
+	dg.IPFrames = append(dg.IPFrames[:0], p.FragFrames...)
 	dg.dropFields = d.dropFields
 	dg.Dir = S2C
 	if d.isGamePort(p.Dst.Port()) {

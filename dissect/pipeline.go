@@ -3,6 +3,7 @@ package dissect
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -519,6 +520,9 @@ func fill(src capture.Source, b *batch) error {
 		b.buf = append(b.buf, p.Payload...)
 		p.Payload = b.buf[off:len(b.buf):len(b.buf)]
 		p.Data, p.CaptureInfo.AncillaryData = nil, nil
+		if p.FragFrames != nil {
+			p.FragFrames = slices.Clone(p.FragFrames) // the reader reuses it (rare)
+		}
 	}
 	// Appending may have moved buf: point the payloads at its final place.
 	off := 0

@@ -24,12 +24,20 @@ type annotations struct {
 
 func newAnnotations() *annotations { return &annotations{notes: map[int][]string{}} }
 
-// shown is the Select's OnShow: d's frame is written.
+// shown is the Select's OnShow: d's frame is written, and the frames of
+// all its IP fragments when it was fragmented.
 func (a *annotations) shown(d *dissect.Datagram, _ bool) {
-	for len(a.selected) <= d.Frame {
+	a.selectFrame(d.Frame)
+	for _, f := range d.IPFrames {
+		a.selectFrame(f)
+	}
+}
+
+func (a *annotations) selectFrame(frame int) {
+	for len(a.selected) <= frame {
 		a.selected = append(a.selected, false)
 	}
-	a.selected[d.Frame] = true
+	a.selected[frame] = true
 }
 
 func (a *annotations) isSelected(frame int) bool {

@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/dissect/dissecttest/pcapedit"
 )
 
 var filterCaptures = []string{
@@ -564,5 +567,67 @@ func TestSessionProfileFilter(t *testing.T) {
 	}
 	if _, out, _ := runCLI(t, nil, "session", "-Y", `src == "127.0.0.1:38561" or dst == "127.0.0.1:38561"`, session3); !strings.Contains(out, "Bot0") || strings.Contains(out, "Bot2  127.0.0.1:39401") {
 		t.Errorf("session -Y one client: the story is not Bot0's alone:\n%s", out)
+	}
+}
+
+// read -w of IP-fragmented datagrams writes all their fragments, so the
+// copy decodes to the same datagrams: every one without -Y, the selected
+// ones with it.
+func TestReadWriteFragments(t *testing.T) {
+	raw, err := os.ReadFile(testdata + "/captures/openbc-session-2.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pcapedit.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := pcapedit.FragmentIPv4(f, 64, rand.New(rand.NewPCG(7, 8)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Split == 0 {
+		t.Fatal("nothing was fragmented")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "frag.pcap")
+	if err := os.WriteFile(in, fr.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What a datagram is, without where the capture put it; the copy of a
+	// selection lacks the other datagrams, so what tracking says of its
+	// messages (ACKs matched, frames referred to) differs: then only the
+	// datagram itself is compared.
+	content := func(lines []string, whole bool) []string {
+		var out []string
+		for _, l := range lines {
+			r := parse(t, l)
+			if r["kind"] == "summary" {
+				continue
+			}
+			delete(r, "frame")
+			if !whole {
+				r = map[string]any{"time": r["time"], "src": r["src"], "dst": r["dst"], "len": r["len"], "kind": r["kind"]}
+			}
+			b, _ := json.Marshal(r)
+			out = append(out, string(b))
+		}
+		return out
+	}
+	for _, expr := range []string{"", "messages.opcode_name == ChecksumResp"} {
+		args := []string{"read", "-w", filepath.Join(dir, "out.pcapng"), in}
+		shownArgs := []string{"read", "-F", "json", in}
+		if expr != "" {
+			args = append([]string{"read", "-Y", expr}, args[1:]...)
+			shownArgs = append([]string{"read", "-Y", expr}, shownArgs[1:]...)
+		}
+		if code, _, errs := runCLI(t, nil, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		want := content(jsonLines(t, shownArgs...), expr == "")
+		got := content(jsonLines(t, "read", "-F", "json", filepath.Join(dir, "out.pcapng")), expr == "")
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("-Y %q: the copy decodes to %d datagrams, the capture shows %d (or they differ)", expr, len(got), len(want))
+		}
 	}
 }

@@ -66,7 +66,8 @@ type pendingDgram struct {
 	buf        []byte // payload bytes by offset
 	have       []span // received ranges, sorted and merged
 	frags      int
-	total      int // payload length, -1 until the last fragment is seen
+	frames     []int // frames of the fragments held, in capture order
+	total      int   // payload length, -1 until the last fragment is seen
 	overlapped bool
 	why        string // why it was given up
 }
@@ -117,6 +118,9 @@ type defrag struct {
 	// it are returned.
 	outCut []byte
 	given  []*pendingDgram
+	// framesOut and framesCut are the fragment frames of out and outCut
+	// (Packet.FragFrames).
+	framesOut, framesCut []int
 }
 
 func (f *defrag) find(k fragKey) int {
@@ -150,7 +154,7 @@ func (f *defrag) alloc(k fragKey, p *Packet) *pendingDgram {
 		d = new(pendingDgram)
 	}
 	*d = pendingDgram{key: k, first: p.Time, frame: p.Frame, total: -1,
-		hdr: d.hdr[:0], buf: d.buf[:0], have: d.have[:0]}
+		hdr: d.hdr[:0], buf: d.buf[:0], have: d.have[:0], frames: d.frames[:0]}
 	d.hdr = nil
 	f.pend = append(f.pend, d)
 	return d
@@ -229,6 +233,7 @@ func (f *defrag) add(p *Packet, fr fragment) *pendingDgram {
 		d.total = end
 	}
 	d.last, d.lastTime = p.Frame, p.Time
+	d.frames = append(d.frames, p.Frame)
 	if !d.complete() {
 		return nil
 	}
@@ -255,6 +260,17 @@ func (f *defrag) rebuild(d *pendingDgram, n int, given bool) []byte {
 	b = append(b, d.buf[:n]...)
 	*out = b
 	return b
+}
+
+// frameList copies the frames of d's fragments where the datagram rebuild
+// put goes with them (see rebuild).
+func (f *defrag) frameList(d *pendingDgram, given bool) []int {
+	fs := &f.framesOut
+	if given {
+		fs = &f.framesCut
+	}
+	*fs = append((*fs)[:0], d.frames...)
+	return *fs
 }
 
 // expire gives up the pending datagrams that are too old at now, or all of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,34 @@ func TestDefragLostInOrder(t *testing.T) {
 	}
 	if s := r.Stats(); s.Incomplete != 4 || s.Reassembled != 2 {
 		t.Errorf("stats: %+v", s)
+	}
+}
+
+// A reassembled datagram, or one given up cut, lists the frames of its
+// fragments (what read -w copies), in capture order; a whole one none.
+func TestDefragFragFrames(t *testing.T) {
+	udpA := ipUDP(t, cli4, srv4, bytes.Repeat([]byte{0xA1}, 100))[20:]
+	udpB := ipUDP(t, cli4, srv4, bytes.Repeat([]byte{0xB2}, 100))[20:]
+	at := func(ms int, data []byte) frame {
+		return frame{ts: t0.Add(time.Duration(ms) * time.Millisecond), data: data}
+	}
+	fs := []frame{
+		at(0, ipUDP(t, cli4, srv4, bcPl)),                          // 1: whole
+		at(1, frag4(t, 2, 0, 7, udpB[56:])),                        // 2: id 2, last part first
+		at(2, frag4(t, 2, layers.IPv4MoreFragments, 0, udpB[:56])), // 3: id 2 whole
+		at(3, frag4(t, 3, layers.IPv4MoreFragments, 0, udpA[:56])), // 4: id 3, last fragment lost
+		at(4, frag4(t, 4, layers.IPv4MoreFragments, 0, udpB[:56])), // 5
+		at(5, frag4(t, 4, 0, 7, udpB[56:])),                        // 6: id 4 whole: id 3 given up, cut
+	}
+	r := openBytes(t, pcapFile(t, layers.LinkTypeRaw, false, false, fs), Options{})
+	want := [][]int{nil, {2, 3}, {4}, {5, 6}}
+	var p Packet
+	for i, w := range want {
+		if err := r.Next(&p); err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+		if !slices.Equal(p.FragFrames, w) {
+			t.Errorf("datagram %d (frame %d): fragment frames %v, want %v", i, p.Frame, p.FragFrames, w)
+		}
 	}
 }

@@ -70,6 +70,10 @@ type Packet struct {
 	// fragment that completed it, and Data is the reassembled IP packet
 	// (LinkType raw IP).
 	Fragments int
+	// FragFrames are the frames of those fragments, in capture order (nil
+	// when not fragmented): what a copy of the datagram must write. Valid
+	// until the next Next.
+	FragFrames []int
 	// FragsLost, on a datagram some of whose IP fragments the capture
 	// lacks, says which (the ip-fragment-incomplete note): the datagram is
 	// returned cut after the bytes received from its start (Missing).
@@ -98,6 +102,7 @@ func (p *Packet) reset() {
 	p.Truncated = false
 	p.Missing = 0
 	p.Fragments = 0
+	p.FragFrames = nil
 	p.FragsLost = ""
 	p.Lost = nil
 }

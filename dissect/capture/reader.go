@@ -214,6 +214,7 @@ func (r *Reader) decodeDgram(p *Packet, d *pendingDgram, n int, given bool) {
 	p.InterfaceIndex, p.section = 0, r.section
 	p.Kind = r.dec.decode(p, layers.LinkTypeRaw, data)
 	p.Fragments = d.frags
+	p.FragFrames = r.frag.frameList(d, given)
 }
 
 // giveUp reports the first datagram given up: as a cut datagram in p
