@@ -24,7 +24,7 @@ func (o *decodeFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
 	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
-	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred")
+	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
 }
 
 // gamePorts parses -p: port numbers, and "auto" (reported by auto).
