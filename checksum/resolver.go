@@ -65,6 +65,16 @@ func (r *Resolver) Name(h uint32) (string, bool) {
 	return n, ok
 }
 
+// All calls fn with every hash known and its name, in no set order.
+func (r *Resolver) All(fn func(h uint32, name string)) {
+	if r == nil {
+		return
+	}
+	for h, n := range r.names {
+		fn(h, n)
+	}
+}
+
 // Len returns the number of names known.
 func (r *Resolver) Len() int {
 	if r == nil {

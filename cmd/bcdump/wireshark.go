@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/report/wireshark"
 )
 
@@ -24,9 +25,25 @@ it deciphers each datagram on UDP 22101 (a protocol preference), shows the
 transport messages and the decoded opcode fields under the field names of
 "bcdump fields" with a "bc." prefix (bc.messages.opcode_name,
 bc.messages.fields.name_hash, ...), reassembles fragments and flags
-per-datagram anomalies as expert info.`,
+per-datagram anomalies as expert info. With --manifest, the plugin names
+the checksum responses' name hashes as "bcdump read --manifest" does (the
+manifest's files and directories, the stock round directories and the
+Scripts/Multiplayer files), as <field>_name.`,
 		Args: cobra.NoArgs,
 	}
+	var manifest string
+	generate := func(b *bytes.Buffer) error {
+		var names *checksum.Resolver
+		if manifest != "" {
+			m, err := checksum.LoadFile(manifest)
+			if err != nil {
+				return fmt.Errorf("--manifest: %w", err)
+			}
+			names = m.Resolver()
+		}
+		return wireshark.Generate(b, names)
+	}
+	cmd.PersistentFlags().StringVar(&manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) whose file and directory names the plugin shows beside their hashes")
 	var out string
 	lua := &cobra.Command{
 		Use:   "lua",
@@ -34,7 +51,7 @@ per-datagram anomalies as expert info.`,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var b bytes.Buffer
-			if err := wireshark.Generate(&b); err != nil {
+			if err := generate(&b); err != nil {
 				return err
 			}
 			if out == "" || out == "-" {
@@ -64,7 +81,7 @@ Plugins (Ctrl+Shift+L) picks up a new version.`,
 				dir = d
 			}
 			var b bytes.Buffer
-			if err := wireshark.Generate(&b); err != nil {
+			if err := generate(&b); err != nil {
 				return err
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {

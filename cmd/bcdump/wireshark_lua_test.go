@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/capture"
 )
 
@@ -84,6 +85,45 @@ func TestWiresharkPluginLua(t *testing.T) {
 
 // writeFramesTSV writes the UDP datagrams of capture that the plugin's
 // port sees, one per line, in the harness's input format.
+// With a manifest, the plugin names the checksum hashes as bcdump read
+// --manifest does (every capture, under the newest Lua; CI has it).
+func TestWiresharkPluginLuaManifest(t *testing.T) {
+	lua, err := exec.LookPath("lua5.4")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("lua5.4 is missing; CI installs it")
+		}
+		t.Skip("lua5.4 not installed")
+	}
+	manifest := "../../testdata/vanilla-1.1.json"
+	m, err := checksum.LoadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin := writePluginWith(t, m.Resolver())
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, agree, named := 0, 0, 0
+	for _, c := range wiresharkCaptures(t) {
+		want := bcdumpValues(t, c, "--manifest", manifest)
+		got, _ := luaValues(t, lua, harness, plugin, writeFramesTSV(t, c))
+		n, a, _ := compareCapture(t, c, want, got)
+		total, agree = total+n, agree+a
+		for _, vs := range want {
+			for _, v := range vs {
+				if strings.HasSuffix(v.key, "hash_name") {
+					named++
+				}
+			}
+		}
+	}
+	if agree != total || named == 0 {
+		t.Errorf("agreement on %d of %d datagrams, %d hash names", agree, total, named)
+	}
+}
+
 func writeFramesTSV(t *testing.T, path string) string {
 	t.Helper()
 	r, err := capture.Open(path, capture.Options{})

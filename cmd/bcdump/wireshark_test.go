@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/report/wireshark"
 )
 
@@ -44,10 +45,14 @@ func wiresharkCaptures(t *testing.T) []string {
 	return append(caps, "../../testdata/sample.pcap")
 }
 
-func writePlugin(t *testing.T) string {
+func writePlugin(t *testing.T) string { return writePluginWith(t, nil) }
+
+// writePluginWith writes the plugin generated with names (see
+// wireshark.Generate).
+func writePluginWith(t *testing.T, names *checksum.Resolver) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := wireshark.Generate(&b); err != nil {
+	if err := wireshark.Generate(&b, names); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "bcdump.lua")
@@ -77,10 +82,10 @@ func comparedKey(k string) bool {
 
 // bcdumpValues flattens bcdump's JSON records of game datagrams into the
 // compared values by frame, in document order.
-func bcdumpValues(t *testing.T, capture string) map[int][]kv {
+func bcdumpValues(t *testing.T, capture string, flags ...string) map[int][]kv {
 	t.Helper()
 	frames := map[int][]kv{}
-	for _, rec := range readRecords(t, "read", "-F", "json", capture) {
+	for _, rec := range readRecords(t, append(append([]string{"read", "-F", "json"}, flags...), capture)...) {
 		if rec.Kind != "game" {
 			continue
 		}

@@ -57,6 +57,7 @@ type data struct {
 	PlayerIDBase     uint32
 	PlayerIDStride   uint32
 	NotePlainFlag    string
+	HashNames        string // Lua table: checksum name hashes to names
 }
 
 type kv struct {
@@ -70,8 +71,11 @@ type layoutEntry struct {
 	Key  string
 }
 
-// Generate writes the plugin.
-func Generate(w io.Writer) error {
+// Generate writes the plugin. names, when not nil, names the hashes of
+// checksum responses (ref_hash, dir_hash, name_hash) as bcdump does with a
+// manifest: pass the manifest's Resolver. bcdump names none without one,
+// and neither does the plugin for nil.
+func Generate(w io.Writer, names *checksum.Resolver) error {
 	t, err := template.New("plugin").Funcs(template.FuncMap{
 		"q":   luaString,
 		"hex": func(v uint32) string { return "0x" + strconv.FormatUint(uint64(v), 16) },
@@ -79,7 +83,11 @@ func Generate(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return t.Execute(w, build())
+	d := build()
+	hashes := map[uint64]string{}
+	names.All(func(h uint32, n string) { hashes[uint64(h)] = n })
+	d.HashNames = luaNames(hashes)
+	return t.Execute(w, d)
 }
 
 func build() data {
@@ -142,7 +150,8 @@ func luaNames(tab map[uint64]string) string {
 // in bcdump's JSON): reads with a name table, object ids, fields an OpNote
 // follows, and the checksum request's recursive flag.
 func labelled() map[string]bool {
-	out := map[string]bool{"recursive": true}
+	// The checksum response's name hashes are labelled with their names.
+	out := map[string]bool{"recursive": true, "ref_hash": true, "dir_hash": true, "name_hash": true}
 	// walk follows the steps in order; last is the field read last ("" after
 	// a container opens: a note there labels the container, not a field).
 	var walk func(steps []game.Step, last string) string
@@ -230,7 +239,7 @@ func fields() ([]Field, []string) {
 					panic("wireshark: label field " + name + "_name is also a decoder field")
 				}
 				out = append(out, Field{Abbr: fl.Abbr + "_name", Name: name + "_name", FType: "string",
-					Desc: "label of " + name + ": enum name or object slot"})
+					Desc: "label of " + name + ": enum name, object slot or the name a hash stands for"})
 			}
 		}
 	}

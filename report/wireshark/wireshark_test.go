@@ -2,23 +2,51 @@ package wireshark
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-func generate(t *testing.T) string {
+func generate(t *testing.T) string { return generateWith(t, nil) }
+
+func generateWith(t *testing.T, names *checksum.Resolver) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Generate(&b); err != nil {
+	if err := Generate(&b, names); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// The plugin names checksum hashes as bcdump does with a manifest: the
+// built-in names and the manifest's; none without (nil).
+func TestGeneratedHashNames(t *testing.T) {
+	entry := func(name string) string {
+		return fmt.Sprintf("[0x%X]=%s", checksum.StringHash(name), luaString(name))
+	}
+	m, err := checksum.LoadFile("../../testdata/vanilla-1.1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin, withManifest, none := generateWith(t, checksum.NewResolver()), generateWith(t, m.Resolver()), generate(t)
+	for _, name := range []string{"Mission1.pyc", "Episode"} {
+		if !strings.Contains(builtin, entry(name)) || !strings.Contains(withManifest, entry(name)) {
+			t.Errorf("built-in name %s missing", name)
+		}
+	}
+	if e := entry("App.pyc"); !strings.Contains(withManifest, e) || strings.Contains(builtin, e) {
+		t.Errorf("the manifest's App.pyc: with it %v, without %v", strings.Contains(withManifest, e), strings.Contains(builtin, e))
+	}
+	if !strings.Contains(none, "local HASH_NAMES = {}") {
+		t.Error("a nil resolver should give an empty HASH_NAMES")
+	}
 }
 
 // TestGeneratedCompleteness fails when an opcode, a field, an anomaly code
