@@ -53,10 +53,9 @@ type Fields struct {
 
 	respVisitor *checksumRespFields // decodeChecksumResp's, reused
 
-	// drop makes the appenders keep nothing (see Drop); scratch is where
-	// the in-place setters write meanwhile.
-	drop    bool
-	scratch Field
+	// drop makes the appenders keep nothing (see Drop); the in-place
+	// setters then write into List's first slot, past its length.
+	drop bool
 }
 
 // Reset empties the list, keeping its capacity.
@@ -93,7 +92,12 @@ func (f *Fields) add(fl Field) {
 // the slot in place saves building a 136-byte Field and copying it.
 func (f *Fields) next() *Field {
 	if f.drop {
-		return &f.scratch
+		// A scratch slot that is not a field: List stays empty. (A Field
+		// in Fields itself would make every message slot 136 bytes bigger.)
+		if cap(f.List) == 0 {
+			f.List = make([]Field, 0, 1)
+		}
+		return &f.List[:1][0]
 	}
 	n := len(f.List)
 	if n < cap(f.List) {
