@@ -252,8 +252,9 @@ func (p *pipe) work(k int, rend func([]byte, *Datagram, uint8) []byte) {
 }
 
 // turn orders one step of the workers: batch seq takes it after batch
-// seq-1 passed it. A worker waiting for its turn spins first, yielding its
-// thread to other goroutines, and only then sleeps: a sleeping goroutine
+// seq-1 passed it. A worker waiting for its turn spins first (pausing the
+// core, and yielding its thread to other goroutines now and then), and
+// only then sleeps: a sleeping goroutine
 // woken by a channel send is queued on the sender's thread, where it waits
 // for the sender to block, so hand-offs through channels alone ran the
 // workers one after the other instead of side by side.
@@ -296,7 +297,13 @@ func (t *turn) wait(seq uint64, budget *time.Duration) {
 			}
 			return
 		}
-		runtime.Gosched()
+		// Mostly pause; yield now and then, so a goroutine waiting for
+		// this thread (the GC's, a ticker's) is not held up by the spin.
+		if i%16 == 0 {
+			runtime.Gosched()
+		} else {
+			spinPause()
+		}
 	}
 	*budget = min(*budget*2, turnSpin)
 }
