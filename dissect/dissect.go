@@ -97,8 +97,16 @@ func (d *Dissector) Packet(p *capture.Packet) *Datagram {
 // deciphering, the transport codec and the opcode decoders. It only reads
 // the Dissector's configuration, so several goroutines may call it at once
 // on different Datagrams. Advance must follow, in capture order.
-func (d *Dissector) Decode(dg *Datagram, p *capture.Packet) {
+func (d *Dissector) Decode(dg *Datagram, p *capture.Packet) { d.decode(dg, p, false) }
+
+// decode is Decode; with prefetch it also starts loading the tracker's
+// state of the datagram's flow, to arrive while the datagram is deciphered
+// (Tracker.Prefetch): only on the goroutine that tracks (the serial loop).
+func (d *Dissector) decode(dg *Datagram, p *capture.Packet, prefetch bool) {
 	if d.decodeHead(dg, p) {
+		if prefetch {
+			d.track.Prefetch(dg.flowHash)
+		}
 		if !d.plain {
 			cipher.Decrypt(dg.Plain)
 		}
@@ -125,20 +133,6 @@ func (d *Dissector) decodePair(a, b *Datagram, pa, pb *capture.Packet) {
 	}
 	if gb {
 		decodeGame(b)
-	}
-}
-
-// prefetch starts loading the tracker's state for p's flow (Tracker.
-// Prefetch), so it arrives while p is deciphered: for the serial loop, on
-// the goroutine that tracks.
-func (d *Dissector) prefetch(p *capture.Packet) {
-	if len(p.Payload) == 0 || IsGameSpy(p.Payload) {
-		return
-	}
-	if d.isGamePort(p.Dst.Port()) {
-		d.track.Prefetch(transport.KeyHash(p.Src, p.Dst))
-	} else {
-		d.track.Prefetch(transport.KeyHash(p.Dst, p.Src))
 	}
 }
 

@@ -15,9 +15,8 @@ import (
 // The Parallel mode of Session.Run. Every worker (Run's goroutine and one
 // helper per core beyond the first, up to maxWorkers in all) takes a batch
 // through all the steps itself, so a decoded datagram never leaves the
-// core that decoded it;
-// only the steps that need capture order wait for their turn, which goes
-// round the workers like a token ring:
+// core that decoded it; only the steps that need capture order wait for
+// their turn, which goes round the workers like a token ring:
 //
 //	worker k:  [read turn] fill batch from src
 //	           Decode the batch (two datagrams at a time: decodePair)
@@ -254,10 +253,10 @@ func (p *pipe) work(k int, rend func([]byte, *Datagram, uint8) []byte) {
 // turn orders one step of the workers: batch seq takes it after batch
 // seq-1 passed it. A worker waiting for its turn spins first (pausing the
 // core, and yielding its thread to other goroutines now and then), and
-// only then sleeps: a sleeping goroutine
-// woken by a channel send is queued on the sender's thread, where it waits
-// for the sender to block, so hand-offs through channels alone ran the
-// workers one after the other instead of side by side.
+// only then sleeps: a sleeping goroutine woken by a channel send is queued
+// on the sender's thread, where it waits for the sender to block, so
+// hand-offs through channels alone ran the workers one after the other
+// instead of side by side.
 type turn struct {
 	next atomic.Uint64
 	wake []chan struct{} // per worker; a token means "look again"

@@ -163,9 +163,8 @@ func (s *Session) runSerial(ctx context.Context, src capture.Source, sink Sink) 
 		if p.Kind != capture.KindMatched {
 			continue // a live capture's odd first IP fragment or damaged frame
 		}
-		s.d.prefetch(&p)
 		dg := &s.d.dg
-		s.d.Decode(dg, &p)
+		s.d.decode(dg, &p, true)
 		if err := s.deliver(dg, sink); err != nil {
 			return err
 		}
