@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"io"
-	"strconv"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
@@ -48,12 +47,12 @@ func (h *Hex) Datagram(d *dissect.Datagram) error {
 // appendRecord appends the field tree and hexdump of one datagram.
 func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 	b = append(b, "Frame "...)
-	b = strconv.AppendInt(b, int64(d.Frame), 10)
+	b = appendInt(b, int64(d.Frame))
 	if h.context {
 		b = append(b, " (context)"...)
 	}
 	b = append(b, ": "...)
-	b = strconv.AppendInt(b, int64(len(d.Raw)), 10)
+	b = appendInt(b, int64(len(d.Raw)))
 	b = append(b, " bytes, t="...)
 	b = h.clock.append(b, d)
 	b = append(b, ' ')
@@ -111,7 +110,7 @@ func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
 		m := &d.Transport.Messages[i]
 		dm := &d.Msgs[i]
 		b = append(b, "  ["...)
-		b = strconv.AppendInt(b, int64(i), 10)
+		b = appendInt(b, int64(i))
 		b = append(b, "] 0x"...)
 		b = appendHex4(b, m.Offset)
 		b = append(b, "-0x"...)
@@ -183,7 +182,7 @@ func appendHeaderFields(b []byte, m *transport.Message) []byte {
 	b = appendHex2(b, uint8(m.FlagsLen>>8))
 	b = appendHex2(b, uint8(m.FlagsLen))
 	b = append(b, " len="...)
-	b = strconv.AppendInt(b, int64(m.Len), 10)
+	b = appendInt(b, int64(m.Len))
 	if m.Reliable {
 		b = append(b, " reliable"...)
 	}
@@ -231,7 +230,7 @@ func appendFieldTree(b []byte, fs []game.Field, base, indent int) []byte {
 		b = appendFieldName(b, indent+depth, base+f.Off, name)
 		if f.Kind == game.KindBool && f.Bit >= 0 {
 			b = append(b, " (bit "...)
-			b = strconv.AppendInt(b, int64(f.Bit), 10)
+			b = appendInt(b, int64(f.Bit))
 			b = append(b, ')')
 		}
 		// The value is appended in place; an empty one drops its ": ".
@@ -259,7 +258,7 @@ func appendFieldName(b []byte, indent, off int, name string) []byte {
 func appendFieldUint(b []byte, indent, off int, name string, v uint64) []byte {
 	b = appendFieldName(b, indent, off, name)
 	b = append(b, ": "...)
-	b = strconv.AppendUint(b, v, 10)
+	b = appendUint(b, v)
 	return append(b, '\n')
 }
 

@@ -205,7 +205,7 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 		b = append(b, a.Code.String()...)
 		if a.Offset != anomaly.NoOffset {
 			b = append(b, '@')
-			b = strconv.AppendInt(b, int64(a.Offset), 10)
+			b = appendInt(b, int64(a.Offset))
 		}
 		b = p.end(b, c)
 	}
@@ -241,7 +241,7 @@ func (t *Table) writeEvents(label string, ev []dissect.Event) error {
 		b = t.pal.paint(b, t.pal.severity(e.Severity()), s)
 		if e.Frame > 0 {
 			b = append(b, " frame "...)
-			b = strconv.AppendInt(b, int64(e.Frame), 10)
+			b = appendInt(b, int64(e.Frame))
 		}
 		if e.Client.IsValid() {
 			b = append(b, " client "...)
@@ -265,12 +265,12 @@ func appendPeer(b []byte, id uint8) []byte {
 	if id == 0xFF {
 		return append(b, "FF"...)
 	}
-	return strconv.AppendUint(b, uint64(id), 10)
+	return appendUint(b, uint64(id))
 }
 
 func appendPadInt(b []byte, v, width int) []byte {
 	n := len(b)
-	b = strconv.AppendInt(b, int64(v), 10)
+	b = appendInt(b, int64(v))
 	for len(b)-n < width {
 		b = append(b, ' ')
 		copy(b[n+1:], b[n:len(b)-1])
@@ -284,7 +284,7 @@ func appendPadInt(b []byte, v, width int) []byte {
 func appendSeconds(b []byte, dur time.Duration) []byte {
 	us := dur.Microseconds()
 	n := len(b)
-	b = strconv.AppendInt(b, us/1e6, 10)
+	b = appendInt(b, us/1e6)
 	b = appendMicros(b, us%1e6)
 	for len(b)-n < 11 {
 		b = append(b, ' ')

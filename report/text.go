@@ -1,8 +1,6 @@
 package report
 
 import (
-	"strconv"
-
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
@@ -83,10 +81,10 @@ func appendCutBrief(b []byte, dg *dissect.Datagram) []byte {
 		b = appendMsgBrief(b, dg, m, &dg.Cut)
 	}
 	b = append(b, " [cut: "...)
-	b = strconv.AppendInt(b, int64(len(dg.Plain)-m.Offset), 10)
+	b = appendInt(b, int64(len(dg.Plain)-m.Offset))
 	if m.Len > 0 {
 		b = append(b, " of "...)
-		b = strconv.AppendInt(b, int64(m.Len), 10)
+		b = appendInt(b, int64(m.Len))
 	}
 	return append(b, " bytes]"...)
 }
@@ -94,10 +92,10 @@ func appendCutBrief(b []byte, dg *dissect.Datagram) []byte {
 func appendMsgBrief(b []byte, dg *dissect.Datagram, m *transport.Message, dm *dissect.Message) []byte {
 	if m.Type == transport.TypeACK {
 		b = append(b, "ACK seq="...)
-		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+		b = appendUint(b, uint64(m.Seq))
 		if m.AckFrag {
 			b = append(b, " frag="...)
-			b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+			b = appendUint(b, uint64(m.FragIdx))
 		}
 		if m.AckLow {
 			b = append(b, " low"...)
@@ -118,14 +116,14 @@ func appendMsgBrief(b []byte, dg *dissect.Datagram, m *transport.Message, dm *di
 	}
 	if m.Reliable {
 		b = append(b, " rel seq="...)
-		b = strconv.AppendUint(b, uint64(m.Seq), 10)
+		b = appendUint(b, uint64(m.Seq))
 	}
 	if m.Fragment {
 		b = append(b, " frag="...)
-		b = strconv.AppendUint(b, uint64(m.FragIdx), 10)
+		b = appendUint(b, uint64(m.FragIdx))
 		if m.HasFragTotal {
 			b = append(b, '/')
-			b = strconv.AppendUint(b, uint64(m.FragTotal), 10)
+			b = appendUint(b, uint64(m.FragTotal))
 		}
 	}
 	b = appendTrackBrief(b, dm)
@@ -147,9 +145,9 @@ func appendMsgBrief(b []byte, dg *dissect.Datagram, m *transport.Message, dm *di
 	}
 	if r := dm.Reassembled; r != nil {
 		b = append(b, " => reassembled "...)
-		b = strconv.AppendInt(b, int64(len(r.Bytes)), 10)
+		b = appendInt(b, int64(len(r.Bytes)))
 		b = append(b, " bytes from "...)
-		b = strconv.AppendInt(b, int64(r.Frags), 10)
+		b = appendInt(b, int64(r.Frags))
 		b = append(b, " frags: "...)
 		if r.Opcode != nil {
 			b = appendOpcodeBrief(b, &r.Payload, true)
@@ -182,7 +180,7 @@ func appendOpcodeBrief(b []byte, pl *dissect.Payload, whole bool) []byte {
 	}
 	if bad != nil {
 		b = append(b, " [malformed @"...)
-		b = strconv.AppendInt(b, int64(bad.Off), 10)
+		b = appendInt(b, int64(bad.Off))
 		b = append(b, ']')
 	}
 	return b
@@ -210,10 +208,10 @@ func appendControlBrief(b []byte, fs []game.Field) []byte {
 		switch f.Name {
 		case "assigned_peer_id":
 			b = append(b, " id="...)
-			b = strconv.AppendUint(b, f.U, 10)
+			b = appendUint(b, f.U)
 		case "peer_id":
 			b = append(b, " peer="...)
-			b = strconv.AppendUint(b, f.U, 10)
+			b = appendUint(b, f.U)
 		case "ip":
 			b = append(b, " ip="...)
 			b = append(b, f.B...)
