@@ -131,7 +131,7 @@ func flowStats(t *testing.T, path string) string {
 func TestSnaplenCutSample(t *testing.T) {
 	full := parseSample(t)
 	fullDgs, fullEnd := readJSONLines(t, samplePcap)
-	for _, snap := range []int{44, 60, 80, 120, 200, 400} {
+	for _, snap := range []int{44, 45, 47, 60, 80, 120, 200, 400} {
 		t.Run(strings.Repeat("0", 3-len(itoa(snap)))+itoa(snap), func(t *testing.T) {
 			path := writeEdited(t, "cut", pcapedit.Snap(full, snap))
 			dgs, end := readJSONLines(t, path)
@@ -221,9 +221,36 @@ func checkWholeMessages(t *testing.T, d, f jsonLine) {
 	n := len(got) + d.Uncaptured
 	if d.Cut != nil {
 		n++
+		checkCutMessage(t, d, got, want)
 	}
 	if n != len(want) {
 		t.Errorf("frame %d: %d whole, %d uncaptured, cut %v; the full read has %d messages", d.Frame, len(got), d.Uncaptured, d.Cut != nil, len(want))
+	}
+}
+
+// checkCutMessage checks "cut", the message the capture cut short: the
+// message after the whole ones in the full read, with its header keys
+// (whether the cut is in its header or its payload) and some but not all
+// of its bytes captured.
+func checkCutMessage(t *testing.T, d jsonLine, got, want []map[string]any) {
+	t.Helper()
+	var cut map[string]any
+	if err := json.Unmarshal(d.Cut, &cut); err != nil {
+		t.Fatalf("frame %d: cut: %v", d.Frame, err)
+	}
+	if len(got) >= len(want) {
+		t.Fatalf("frame %d: a cut message after all %d of the full read", d.Frame, len(want))
+	}
+	w := want[len(got)]
+	for _, k := range []string{"type", "type_name", "offset"} {
+		if cut[k] != w[k] {
+			t.Errorf("frame %d: cut %s %v, the full read has %v", d.Frame, k, cut[k], w[k])
+		}
+	}
+	captured, ok := cut["captured"].(float64)
+	fullLen, _ := w["len"].(float64)
+	if !ok || captured < 1 || fullLen > 0 && captured >= fullLen {
+		t.Errorf("frame %d: cut captured %v of a %v-byte message", d.Frame, cut["captured"], w["len"])
 	}
 }
 
