@@ -90,11 +90,11 @@ func (f *Fields) add(fl Field) {
 }
 
 // next appends a zero Field and returns it, for the hot setters: filling
-// the slot in place saves building a 136-byte Field and copying it.
+// the slot in place saves building a 128-byte Field and copying it.
 func (f *Fields) next() *Field {
 	if f.drop {
 		// A scratch slot that is not a field: List stays empty. (A Field
-		// in Fields itself would make every message slot 136 bytes bigger.)
+		// in Fields itself would make every message slot 128 bytes bigger.)
 		if cap(f.List) == 0 {
 			f.List = make([]Field, 0, 1)
 		}
