@@ -45,7 +45,7 @@ const (
 	// what BC traffic needs, so slots are not re-allocated in a run.
 	keepBytes  = 16 << 10 // Raw, Plain, reassembled payloads
 	keepMsgs   = 128      // messages, anomalies, GameSpy pairs
-	keepFields = 2048     // decoded fields of all messages of a slot (x ~136 B)
+	keepFields = 2048     // decoded fields of all messages of a slot (x 128 B)
 	keepOutput = 4 << 20  // rendered bytes of a batch
 )
 
