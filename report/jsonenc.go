@@ -91,8 +91,8 @@ func appendKey(b []byte, first *bool, key string) []byte {
 
 // appendFloat appends f as a JSON number, shown as float32 (as it is on
 // the wire): strconv.AppendFloat(b, f, 'g', -1, 32), or null for NaN and
-// infinities. No cache: appendFloat32 is faster than one was, and keeps
-// records free of shared state.
+// infinities. m, the rendering goroutine's own memo (nil: none), may
+// hold the text already; nothing is shared between goroutines.
 func appendFloat(b []byte, f float64, m *recordMemo) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
