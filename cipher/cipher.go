@@ -70,6 +70,7 @@ func DecryptPair(a, b []byte) {
 // decryptFrom deciphers datagram from index i on, with q and x the state
 // after byte i-1 (a fresh datagram starts at i = 1 with q = x = 0).
 func decryptFrom(datagram []byte, i int, q uint32, x byte) {
+	tab := tabPtr // see tabPtr
 	for ; i < len(datagram); i++ {
 		// The ciphertext byte and x are folded into the accumulator's low
 		// byte, so the fold directly yields the next x (= x ^ plaintext)

@@ -87,3 +87,9 @@ func buildTable() (t [columns][256]uint32) {
 func Tables() (cols [columns][256]uint32, mults [5]uint32) {
 	return tab, [5]uint32{m1, m2, m3, m4, m5}
 }
+
+// tabPtr is tab's address in a variable: the compiler cannot fold it into
+// a constant, so the cipher loops keep it in a register and each lookup is
+// one load with a constant offset (with tab itself, every lookup first
+// materialised the column's address with a LEAQ).
+var tabPtr = &tab
