@@ -147,7 +147,7 @@ func BenchmarkSession3Decode(b *testing.B) { benchDecodeHow(b, session3Payloads(
 // pays (dissect.FieldBlind).
 func BenchmarkSession3Drop(b *testing.B) { benchDecodeHow(b, session3Payloads(b), false, true) }
 
-func session3Payloads(b *testing.B) [][]byte {
+func session3Payloads(b testing.TB) [][]byte {
 	raw, err := os.ReadFile(filepath.Join(testdata, "captures", "openbc-session-3.pcap"))
 	if err != nil {
 		b.Fatal(err)

@@ -21,6 +21,11 @@ const (
 const noteUnsplit = "also holds the cloak bit and/or weapon pairs; the split needs the ship's subsystem list"
 
 func decodeStateUpdate(p []byte, f *Fields) error {
+	if f.drop && stateUpdateWellFormed(p) {
+		// Nothing is kept and nothing fails: the decoder below would only
+		// read the values to drop them (a sixth of a bcdump stats run).
+		return nil
+	}
 	var d fieldReader
 	d.start(p, f)
 	d.objid("object")
@@ -78,6 +83,76 @@ func decodeStateUpdate(p []byte, f *Fields) error {
 		return d.err()
 	}
 	return d.done()
+}
+
+// stateUpdateWellFormed reports that decodeStateUpdate succeeds on p,
+// adding no note, judging from the lengths and bit-group bytes alone (the
+// values themselves cannot fail). false also for what it leaves to the
+// decoder: subsystem data with the cloak or weapon flag (which adds a note).
+// TestStateUpdateWellFormed and FuzzStateUpdateWellFormed hold it to the
+// decoder.
+func stateUpdateWellFormed(p []byte) bool {
+	const head = 1 + 4 + 4 + 1 // opcode, object, game_time, flags
+	if len(p) < head {
+		return false
+	}
+	flags, off := p[head-1], head
+	var grp, next byte // the open bit group (Reader.Bit); grp 0: none
+	bit := func() (v, ok bool) {
+		if grp == 0 || next >= grp>>5 {
+			if off >= len(p) {
+				return false, false
+			}
+			if n := p[off] >> 5; n == 0 || n > 5 {
+				return false, false
+			}
+			grp, next = p[off], 0
+			off++
+		}
+		v = grp>>next&1 != 0
+		next++
+		return v, true
+	}
+	if flags&suPosition != 0 {
+		off += 12
+		if off > len(p) {
+			return false
+		}
+		hash, ok := bit()
+		if !ok {
+			return false
+		}
+		if hash {
+			off += 2
+		}
+	}
+	if flags&suDelta != 0 {
+		off += 5
+	}
+	if flags&suForward != 0 {
+		off += 3
+	}
+	if flags&suUp != 0 {
+		off += 3
+	}
+	if flags&suSpeed != 0 {
+		off += 2
+	}
+	if off > len(p) {
+		return false
+	}
+	switch {
+	case flags&suSubsystem != 0:
+		return off < len(p) && flags&(suCloak|suWeapons) == 0
+	case flags&suCloak != 0:
+		if _, ok := bit(); !ok {
+			return false
+		}
+	}
+	if flags&suWeapons != 0 {
+		return (len(p)-off)%2 == 0 // [index][health] pairs to the end
+	}
+	return off == len(p)
 }
 
 func summarizeStateUpdate(dst, _ []byte, f *Fields) []byte {
