@@ -22,6 +22,7 @@ type Hex struct {
 	context bool // the next datagram is shown as context (read -C)
 	files   int  // file headers printed (StartFile)
 	clock   clock
+	memo    recordMemo // float texts (jsonmemo.go); each rendering goroutine has its own Hex
 }
 
 // SetTimeFormat sets how the time is shown (read -t).
@@ -120,11 +121,11 @@ func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
 		b = append(b, '\n')
 		b = appendHeaderFields(b, m)
 		if dm.Decoded {
-			b = appendFieldTree(b, dm.Fields.List, m.PayloadOff, 3)
+			b = appendFieldTree(b, dm.Fields.List, m.PayloadOff, 3, &h.memo)
 		}
 		if r := dm.Reassembled; r != nil && r.Decoded {
 			b = append(b, "      reassembled payload (offsets within it):\n"...)
-			b = appendFieldTree(b, r.Fields.List, 0, 4)
+			b = appendFieldTree(b, r.Fields.List, 0, 4, &h.memo)
 		}
 		b = appendHexdump(b, d.Plain[m.Offset:m.Offset+m.Len], m.Offset, "      ")
 		end = m.Offset + m.Len
@@ -209,7 +210,7 @@ func appendHeaderFields(b []byte, m *transport.Message) []byte {
 }
 
 // appendFieldTree lists decoded fields with absolute offsets (base + Off).
-func appendFieldTree(b []byte, fs []game.Field, base, indent int) []byte {
+func appendFieldTree(b []byte, fs []game.Field, base, indent int, m *recordMemo) []byte {
 	depth := 0
 	for i := range fs {
 		f := &fs[i]
@@ -235,7 +236,7 @@ func appendFieldTree(b []byte, fs []game.Field, base, indent int) []byte {
 		}
 		// The value is appended in place; an empty one drops its ": ".
 		n := len(b)
-		b = appendFieldValue(append(b, ": "...), f)
+		b = appendFieldValue(append(b, ": "...), f, m)
 		if len(b) == n+2 {
 			b = b[:n]
 		}

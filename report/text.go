@@ -8,8 +8,9 @@ import (
 
 // Text renderings shared by the table and hexdump reporters.
 
-// appendFieldValue appends a field's value as people read it.
-func appendFieldValue(b []byte, f *game.Field) []byte {
+// appendFieldValue appends a field's value as people read it; m, when not
+// nil, is the rendering goroutine's memo of float texts.
+func appendFieldValue(b []byte, f *game.Field, m *recordMemo) []byte {
 	switch f.Kind {
 	case game.KindString:
 		b = appendQuote(b, f.B)
@@ -19,12 +20,12 @@ func appendFieldValue(b []byte, f *game.Field) []byte {
 		}
 	case game.KindHash, game.KindHex:
 		n := len(b)
-		b = appendValue(b, f, nil)
+		b = appendValue(b, f, m)
 		// Drop the JSON quotes around "0x...".
 		copy(b[n:], b[n+1:len(b)-1])
 		b = b[:len(b)-2]
 	default:
-		b = appendValue(b, f, nil)
+		b = appendValue(b, f, m)
 	}
 	if f.Note != "" {
 		b = append(b, " ("...)
@@ -57,7 +58,7 @@ func appendBriefFields(b []byte, fs []game.Field, max int) []byte {
 		b = append(b, ' ')
 		b = append(b, f.Name...)
 		b = append(b, '=')
-		b = appendFieldValue(b, f)
+		b = appendFieldValue(b, f, nil)
 		n++
 	}
 	return b
