@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/bcdump/bcdump/report/story"
 )
@@ -21,25 +22,29 @@ var pageCSS string
 //go:embed assets/report.js
 var pageJS string
 
-var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"chartsOf":   chartsOf,
-	"marks":      func(f *Flow, dur float64) template.HTML { return marksStrip(f.ID+"-marks", dur, f) },
-	"ladder":     ladderSVG,
-	"deref":      derefStr,
-	"derefInt":   derefInt,
-	"ms":         func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"pct":        func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) },
-	"secs":       fmtT,
-	"flowAnoms":  flowAnoms,
-	"flowOf":     flowOf,
-	"durationOf": durationOf,
-	"boolStr":    boolStr,
-	"players":    headRows[story.PlayerDoc],
-	"lines":      headRows[story.LineDoc],
-	"anomalies":  headRows[AnomalyRow],
-	"more":       moreRows,
-	"ladderPx":   func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
-}).Parse(pageTmpl))
+// pageTemplate is the page's template, parsed on first use: parsing it
+// took 0.6 ms of every bcdump command's start, report or not.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"chartsOf":   chartsOf,
+		"marks":      func(f *Flow, dur float64) template.HTML { return marksStrip(f.ID+"-marks", dur, f) },
+		"ladder":     ladderSVG,
+		"deref":      derefStr,
+		"derefInt":   derefInt,
+		"ms":         func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"pct":        func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) },
+		"secs":       fmtT,
+		"flowAnoms":  flowAnoms,
+		"flowOf":     flowOf,
+		"durationOf": durationOf,
+		"boolStr":    boolStr,
+		"players":    headRows[story.PlayerDoc],
+		"lines":      headRows[story.LineDoc],
+		"anomalies":  headRows[AnomalyRow],
+		"more":       moreRows,
+		"ladderPx":   func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
+	}).Parse(pageTmpl))
+})
 
 // MaxPageRows is how many rows of each table (players per server, timeline
 // lines per server, anomalies) the page holds as HTML. The rest are only in
@@ -77,7 +82,7 @@ func Render(w io.Writer, d *Data) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, pageView{Data: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), JSON: template.JS(blob)}); err != nil {
+	if err := pageTemplate().Execute(&buf, pageView{Data: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), JSON: template.JS(blob)}); err != nil {
 		return err
 	}
 	_, err = w.Write(buf.Bytes())
