@@ -89,7 +89,8 @@ func Tables() (cols [columns][256]uint32, mults [5]uint32) {
 }
 
 // tabPtr is tab's address in a variable: the compiler cannot fold it into
-// a constant, so the cipher loops keep it in a register and each lookup is
-// one load with a constant offset (with tab itself, every lookup first
-// materialised the column's address with a LEAQ).
+// a constant, so decryptFrom keeps it in a register and each lookup is one
+// load with a constant offset (with tab itself, every lookup first
+// materialised the column's address with a LEAQ). DecryptPair gained
+// nothing from it (its loop spills registers either way).
 var tabPtr = &tab
