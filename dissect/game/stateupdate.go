@@ -1,5 +1,7 @@
 package game
 
+import "encoding/binary"
+
 // StateUpdate 0x1C (section 7.5): the unreliable movement and health delta,
 // about 97% of all traffic. It must decode without allocating.
 
@@ -171,10 +173,10 @@ func stateUpdateWellFormed(p []byte) bool {
 // same order, for a payload stateUpdateWellFormed passed: it reads without
 // checking.
 func emitStateUpdate(p []byte, f *Fields) {
-	obj := le32(p[1:])
+	obj := binary.LittleEndian.Uint32(p[1:])
 	f.Hex("object", 1, 4, uint64(obj))
 	f.Note(ObjectNote(obj))
-	f.Float("game_time", 5, 4, float64(f32frombits(le32(p[5:]))))
+	f.Float("game_time", 5, 4, float64(f32frombits(binary.LittleEndian.Uint32(p[5:]))))
 	flags, off := p[9], 10
 	f.Hex("flags", 9, 1, uint64(flags))
 	grpOff, next := -1, byte(0) // the open group byte (Reader.Bit): offset, next bit
@@ -190,20 +192,20 @@ func emitStateUpdate(p []byte, f *Fields) {
 	}
 	if flags&suPosition != 0 {
 		f.Vec("position", off, 12, [3]float64{
-			float64(f32frombits(le32(p[off:]))),
-			float64(f32frombits(le32(p[off+4:]))),
-			float64(f32frombits(le32(p[off+8:]))),
+			float64(f32frombits(binary.LittleEndian.Uint32(p[off:]))),
+			float64(f32frombits(binary.LittleEndian.Uint32(p[off+4:]))),
+			float64(f32frombits(binary.LittleEndian.Uint32(p[off+8:]))),
 		})
 		off += 12
 		at, i, hash := bit()
 		f.Bool("hash_present", at, 1, i, hash)
 		if hash {
-			f.Hex("hash", off, 2, uint64(le16(p[off:])))
+			f.Hex("hash", off, 2, uint64(binary.LittleEndian.Uint16(p[off:])))
 			off += 2
 		}
 	}
 	if flags&suDelta != 0 {
-		d, m := cv3At(p[off:]), CF16(le16(p[off+3:]))
+		d, m := cv3At(p[off:]), CF16(binary.LittleEndian.Uint16(p[off+3:]))
 		f.Vec("position_delta", off, 5, [3]float64{float64(d[0] * m), float64(d[1] * m), float64(d[2] * m)})
 		off += 5
 	}
@@ -218,7 +220,7 @@ func emitStateUpdate(p []byte, f *Fields) {
 		off += 3
 	}
 	if flags&suSpeed != 0 {
-		f.Float("speed", off, 2, float64(CF16(le16(p[off:]))))
+		f.Float("speed", off, 2, float64(CF16(binary.LittleEndian.Uint16(p[off:]))))
 		off += 2
 	}
 	if flags&suSubsystem != 0 {
@@ -244,12 +246,6 @@ func emitStateUpdate(p []byte, f *Fields) {
 
 // cv3At is Reader.CV3 of the 3 bytes at b.
 func cv3At(b []byte) [3]float32 { return CV3(int8(b[0]), int8(b[1]), int8(b[2])) }
-
-func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
-
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
 
 func summarizeStateUpdate(dst, _ []byte, f *Fields) []byte {
 	start := len(dst)
