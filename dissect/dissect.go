@@ -27,9 +27,10 @@ type Options struct {
 	// written by bcdump decrypt -w, or --plain): they are decoded as they
 	// are.
 	Plain bool
-	// AutoPorts asks the caller (bcdump -p auto) to look for BC traffic on
-	// other UDP ports in each capture first (PortFinder) and add those
-	// ports; the Dissector itself does not read it.
+	// AutoPorts makes Dissect look for BC traffic on other UDP ports in
+	// each input first (PortFinder, one extra pass) and decode those ports
+	// too. The pass needs the input from its start, so a Dissector or
+	// Session, handed packets one by one, leaves it to Dissect.
 	AutoPorts bool
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // decodeFlags are the options every command that decodes traffic shares
-// (read, stats, live), so they spell and behave the same everywhere.
+// (read, stats, session, profile, live; diff has all but --fail-on), so
+// they spell and behave the same everywhere.
 type decodeFlags struct {
 	ports    []string
 	manifest string
@@ -20,11 +21,18 @@ type decodeFlags struct {
 	plain    bool
 }
 
+// register adds --port, --manifest, --plain and --fail-on to f.
 func (o *decodeFlags) register(f *pflag.FlagSet) {
+	o.registerInput(f)
+	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
+}
+
+// registerInput adds the flags that say how a capture is decoded: --port,
+// --manifest and --plain.
+func (o *decodeFlags) registerInput(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
 	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
-	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
 }
 
 // gamePorts parses -p: port numbers, and "auto" (reported by auto).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -12,7 +13,7 @@ import (
 )
 
 type diffOptions struct {
-	decodeFlags // --port and --manifest only (diff has no --fail-on)
+	decodeFlags // --port, --manifest and --plain (diff has no --fail-on)
 	filterFlag
 	format      string
 	context     int
@@ -43,6 +44,10 @@ channel), retransmission counts and ACK batching do not count unless asked.
 alike (e.g. -Y 'messages.opcode_name == StateUpdate'); a datagram selected
 is compared whole.
 
+A capture is decoded as bcdump read decodes it: a decrypt -w copy is
+recognised, --plain and -p (with "auto") apply to both sides, and the
+names --manifest gives checksum hashes are labels, not compared.
+
 Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,8 +65,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.BoolVar(&o.addresses, "addresses", false, "also compare flow endpoints and addresses inside Connect/PeerInfo/Disconnect")
 	f.BoolVar(&o.retransmits, "retransmits", false, "also compare how often reliable messages were resent and whether they were ACKed")
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
-	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
-	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
+	o.decodeFlags.registerInput(f)
 	o.prof.register(f)
 	return cmd
 }
@@ -119,14 +123,44 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	return nil
 }
 
+// loadSide reads one side of a diff: a saved JSON trace, or a capture
+// decoded as every command decodes one (dissect.Dissect: a decrypt -w copy
+// is recognised, -p auto finds the ports).
 func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
+	path := name
 	if name == "-" {
-		return diff.LoadFiltered("stdin", s.in, opt, flt)
+		// stdin is read twice: to tell a trace from a capture, then whole.
+		local, cleanup, err := spoolStdin(s, name)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		f, err := os.Open(local)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		s2 := *s
+		s2.in, s, path = f, &s2, local
 	}
-	f, err := os.Open(name)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return diff.LoadFiltered(name, f, opt, flt)
+	trace, err := diff.IsTrace(sourceName(name), f)
+	if err != nil {
+		return nil, err
+	}
+	if trace {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return diff.LoadTrace(sourceName(name), f, flt)
+	}
+	sink := diff.NewCaptureSink(sourceName(name), flt)
+	if _, _, err := decodeCapture(s, name, opt, sink, nil); err != nil {
+		return nil, err
+	}
+	return sink.Conversation(), nil
 }

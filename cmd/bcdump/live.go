@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
@@ -65,7 +64,8 @@ covers all of them.`,
 			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
 				return err
 			}
-			return runLive(cmd.Context(), s, o, cmd.Flags())
+			o.widthFlags.recordGiven(cmd.Flags())
+			return runLive(cmd.Context(), s, o)
 		},
 	}
 	f := cmd.Flags()
@@ -88,7 +88,7 @@ covers all of them.`,
 // request waits.
 const liveTick = 200 * time.Millisecond
 
-func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet) error {
+func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 	if err != nil {
 		return err
 	}
-	if err := o.widthFlags.shape(fl, rep, o.format, s.out); err != nil {
+	if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
 		return err
 	}
 	errColor, err := useColor(o.color, s.err)
@@ -155,9 +155,18 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 	if flt != nil {
 		show = report.NewSelect(shown, report.SelectOptions{Filter: flt})
 	}
-	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(show))
+	runErr := sess.Run(ctx, in, liveSinks(st, gate, show))
 	stop() // a second Ctrl-C during the summary ends the program
 	return finishLive(s, report.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr)
+}
+
+// liveSinks are the sinks of a live Session: the stats summary, the
+// --fail-on gate (if any) and what is shown.
+func liveSinks(st *report.Stats, gate *severityGate, show dissect.Sink) dissect.Sink {
+	if gate == nil {
+		return dissect.Chain(st, show)
+	}
+	return dissect.Chain(st, gate, show)
 }
 
 // liveShown is what bcdump live shows as it goes: the reporter's output

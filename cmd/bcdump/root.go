@@ -9,6 +9,8 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/dissect"
 )
 
 // Exit statuses, like diff(1): 0 fine, 1 a finding the caller asked to fail
@@ -30,6 +32,10 @@ type streams struct {
 	in       io.Reader
 	out, err io.Writer
 	said     map[string]bool // notes already printed (noteOnce)
+	// mode and workers say how every capture is decoded
+	// (dissect.RunOptions): Auto and 0 pick for the input and the machine.
+	mode    dissect.Mode
+	workers int
 }
 
 // noteOnce prints a note on stderr unless this run printed it already (a
@@ -47,7 +53,12 @@ func (s *streams) noteOnce(format string, a ...any) {
 }
 
 func run(args []string, in io.Reader, out, errw io.Writer) int {
-	s := &streams{in: in, out: out, err: errw}
+	return runWith(&streams{in: in, out: out, err: errw}, args)
+}
+
+// runWith runs the command line on s; run's exit status.
+func runWith(s *streams, args []string) int {
+	in, out, errw := s.in, s.out, s.err
 	root := newRoot(s)
 	root.SetArgs(args)
 	root.SetIn(in)
@@ -92,7 +103,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	return root
 }
 
-// colorFlag resolves --color against the terminal and NO_COLOR.
+// useColor resolves --color (mode) for w against the terminal and NO_COLOR.
 func useColor(mode string, w io.Writer) (bool, error) {
 	switch mode {
 	case "always":
