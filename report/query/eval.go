@@ -1,4 +1,4 @@
-package report
+package query
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -132,12 +133,9 @@ func NewEval(f *filter.Filter) *Eval {
 // JSON.StartFile makes the records written carry it ("" for none).
 func (e *Eval) SetFile(name string) { e.file = name }
 
-// withFile adds the file key to a record rendered for Match, as
-// JSON.appendFileKey does.
-func (e *Eval) withFile(rec []byte) []byte {
-	j := JSON{file: e.file}
-	return j.appendFileKey(rec)
-}
+// withFile adds the file key to a record rendered for Match, as the
+// JSON writer does.
+func (e *Eval) withFile(rec []byte) []byte { return render.AppendFileKey(rec, e.file) }
 
 // id resolves a path the accessors know.
 func (e *Eval) id(path string) int {
@@ -196,7 +194,7 @@ func (e *Eval) Filter() *filter.Filter { return e.f }
 // Datagram reports whether d's record matches (appendDatagramJSON).
 func (e *Eval) Datagram(d *dissect.Datagram) bool {
 	if e.slow {
-		e.buf = e.withFile(appendDatagramJSON(e.buf[:0], d))
+		e.buf = e.withFile(render.AppendDatagramJSON(e.buf[:0], d))
 		return e.f.Match(e.buf)
 	}
 	f, t := e.f, &e.top
@@ -206,11 +204,11 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 	}
 	f.Int(t.frame, int64(d.Frame))
 	if t.time >= 0 {
-		e.scratch = appendTimeUTC(e.scratch[:0], d.Time)
+		e.scratch = render.AppendTimeJSON(e.scratch[:0], d.Time)
 		f.Text(t.time, e.scratch)
 	}
 	if t.ts >= 0 {
-		e.scratch = appendEpoch(e.scratch[:0], d.Time)
+		e.scratch = render.AppendEpochJSON(e.scratch[:0], d.Time)
 		e.number(t.ts, e.scratch)
 	}
 	e.addr(t.src, d.Src)
@@ -229,7 +227,7 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 		f.Present(t.gamespy)
 		if e.spyKeys {
 			for _, kv := range d.GameSpy {
-				e.path = appendString(append(e.path[:0], "gamespy."...), kv.Key)
+				e.path = render.AppendJSONBytes(append(e.path[:0], "gamespy."...), kv.Key)
 				// the key as the JSON writes it, without its quotes
 				e.path = append(e.path[:8], e.path[9:len(e.path)-1]...)
 				e.text(f.PathIDBytes(e.path), kv.Value)
@@ -254,7 +252,7 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 			f.Int(t.uncaptured, int64(n))
 		}
 		if (len(d.Transport.Messages) == 0 || len(d.Anomalies) > 0) && t.plainHex >= 0 {
-			e.scratch = appendHexBytes(e.scratch[:0], d.Plain)
+			e.scratch = render.AppendHexJSON(e.scratch[:0], d.Plain)
 			f.Text(t.plainHex, unquote(e.scratch))
 		}
 	}
@@ -268,12 +266,7 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 // Event reports whether an event's own record matches (JSON.Events).
 func (e *Eval) Event(ev *dissect.Event) bool {
 	if e.slow {
-		first := true
-		b := append(e.buf[:0], '{')
-		b = appendKey(b, &first, "kind")
-		b = appendStr(b, "event")
-		b = appendEventKeys(b, &first, ev)
-		e.buf = e.withFile(append(b, '}'))
+		e.buf = e.withFile(render.AppendEventRecord(e.buf[:0], ev))
 		return e.f.Match(e.buf)
 	}
 	e.f.Reset()
@@ -290,7 +283,7 @@ func (e *Eval) Event(ev *dissect.Event) bool {
 func (e *Eval) Summary(ev *dissect.Event) bool {
 	if e.slow {
 		b := append(e.buf[:0], `{"kind":"summary","anomalies":[`...)
-		b = appendEventJSON(b, ev)
+		b = render.AppendEventJSON(b, ev)
 		e.buf = e.withFile(append(b, "]}"...))
 		return e.f.Match(e.buf)
 	}
@@ -407,7 +400,7 @@ func (e *Eval) payload(p *payIDs, pl *dissect.Payload, depth int) {
 		}
 	}
 	if (!pl.Decoded || pl.Malformed != nil) && p.payloadHex >= 0 {
-		e.scratch = appendHexBytes(e.scratch[:0], pl.Bytes)
+		e.scratch = render.AppendHexJSON(e.scratch[:0], pl.Bytes)
 		f.Text(p.payloadHex, unquote(e.scratch))
 	}
 }
@@ -487,7 +480,7 @@ func (e *Eval) value(id int, fl *game.Field) {
 	case game.KindString:
 		e.text(id, fl.B)
 	case game.KindHash, game.KindHex, game.KindBytes:
-		e.scratch = appendValue(e.scratch[:0], fl, nil)
+		e.scratch = render.AppendValueJSON(e.scratch[:0], fl)
 		f.Text(id, unquote(e.scratch))
 	case game.KindFloat:
 		e.float(id, fl.F)
@@ -500,7 +493,7 @@ func (e *Eval) value(id int, fl *game.Field) {
 
 // float feeds a float the JSON writes as its shortest float32 text.
 func (e *Eval) float(id int, v float64) {
-	e.scratch = appendFloat(e.scratch[:0], v, nil)
+	e.scratch = render.AppendFloatJSON(e.scratch[:0], v)
 	e.number(id, e.scratch)
 }
 
@@ -554,7 +547,7 @@ func (e *Eval) addr(id int, a netip.AddrPort) {
 
 func (e *Eval) str(id int, s string) {
 	if id >= 0 {
-		e.text(id, unsafeBytes(s))
+		e.text(id, unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 }
 

@@ -1,4 +1,4 @@
-package report
+package query
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // The decoded evaluator (Eval) against Match on the JSON the writer
@@ -87,13 +88,13 @@ func runSource(t testing.TB, src evalSource, sink dissect.Sink) {
 // newline, with the decoded record to fn.
 type recordSink struct {
 	out bytes.Buffer
-	j   *JSON
+	j   *render.JSON
 	fn  func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool)
 }
 
 func newRecordSink(fn func(rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool)) *recordSink {
 	s := &recordSink{fn: fn}
-	s.j = NewJSON(&s.out, true)
+	s.j = render.NewJSON(&s.out, true)
 	return s
 }
 
@@ -543,3 +544,6 @@ func FuzzEvalMatchesJSON(f *testing.F) {
 		}
 	})
 }
+
+// testdata is the module's testdata directory, relative to this package.
+const testdata = "../../testdata"

@@ -1,6 +1,6 @@
-package report
+package query
 
-//go:generate go run ./internal/fieldgen/cmd/genfields -o gamefields_gen.go
+//go:generate go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go -game ../../dissect/game -dissect ../../dissect
 
 import (
 	"sort"

@@ -1,4 +1,4 @@
-package report
+package query
 
 import (
 	"bufio"
@@ -16,13 +16,14 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/internal/fieldgen"
 )
 
 // TestGameFieldsGenerated: gamefields_gen.go is what the generator makes
-// of the decoders now (go generate ./report rewrites it).
+// of the decoders now (go generate ./report/query rewrites it).
 func TestGameFieldsGenerated(t *testing.T) {
-	want, err := fieldgen.Generate("../dissect/game", "../dissect")
+	want, err := fieldgen.Generate("../../dissect/game", "../../dissect")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestGameFieldsGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("gamefields_gen.go is stale: the decoders' fields changed; run go generate ./report")
+		t.Fatal("gamefields_gen.go is stale: the decoders' fields changed; run go generate ./report/query")
 	}
 }
 
@@ -52,7 +53,7 @@ func writerKeys(t *testing.T) map[string]bool {
 	keys := map[string]bool{}
 	quoted := regexp.MustCompile(`"([a-z_]+)":`)
 	fset := token.NewFileSet()
-	for _, name := range []string{"json.go", "track.go"} {
+	for _, name := range []string{"../render/json.go", "../render/track.go"} {
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +203,7 @@ func TestSchemaCoversJSON(t *testing.T) {
 	// (the event records of bcdump live) and at the end.
 	for _, src := range evalSources(t) {
 		var out bytes.Buffer
-		runSource(t, src, NewJSON(&out, false))
+		runSource(t, src, render.NewJSON(&out, false))
 		checkJSONLines(t, src.name, out.Bytes(), seen)
 	}
 	// The decoders' containers and the common record keys were all seen.

@@ -1,4 +1,4 @@
-package report
+package query
 
 import (
 	"net/netip"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // Select is a Sink in front of a Reporter (or any Sink) that passes on
@@ -23,8 +24,8 @@ import (
 // only what is shown is rendered, by out.
 type Select struct {
 	out   dissect.Sink
-	mark  contextMarker // out's context marking, or nil
-	eval  *Eval         // nil: no filter
+	mark  render.ContextMarker // out's context marking, or nil
+	eval  *Eval                // nil: no filter
 	limit int
 	plan  *Plan
 
@@ -34,9 +35,6 @@ type Select struct {
 	capped bool
 	onShow func(d *dissect.Datagram, context bool)
 }
-
-// contextMarker is a Reporter that can show a datagram as context.
-type contextMarker interface{ markContext(on bool) }
 
 // SelectOptions configure a Select.
 type SelectOptions struct {
@@ -61,7 +59,7 @@ type SelectOptions struct {
 // NewSelect returns a Select passing what it selects to out.
 func NewSelect(out dissect.Sink, opt SelectOptions) *Select {
 	s := &Select{out: out, eval: newEval(opt.Filter), limit: opt.Limit, plan: opt.Plan, onShow: opt.OnShow}
-	s.mark, _ = out.(contextMarker)
+	s.mark, _ = out.(render.ContextMarker)
 	if s.eval != nil {
 		s.eval.SetFile(opt.File)
 	}
@@ -127,9 +125,9 @@ func (s *Select) show(d *dissect.Datagram, context bool) error {
 	var err error
 	switch {
 	case context && s.mark != nil:
-		s.mark.markContext(true)
+		s.mark.MarkContext(true)
 		err = s.out.Datagram(d)
-		s.mark.markContext(false)
+		s.mark.MarkContext(false)
 	default:
 		err = s.out.Datagram(d)
 	}
@@ -307,3 +305,54 @@ func (p *Planner) Datagram(d *dissect.Datagram) error {
 
 func (p *Planner) Events([]dissect.Event) error { return nil }
 func (p *Planner) Finish([]dissect.Event) error { return nil }
+
+var _ dissect.Renderer = (*Select)(nil)
+
+// Marks Order gives a datagram.
+const (
+	markShow    uint8 = 1 + iota // shown
+	markContext                  // shown as context (read -C)
+)
+
+// Order is Datagram without the rendering (dissect.Renderer): it decides,
+// in capture order, whether d is shown and counts it.
+func (s *Select) Order(d *dissect.Datagram) (uint8, error) {
+	mark, err := s.pick(d)
+	if mark == 0 {
+		return 0, err
+	}
+	if s.onShow != nil {
+		s.onShow(d, mark == markContext)
+	}
+	if mark == markContext {
+		return mark, nil
+	}
+	s.shown++
+	if s.limit > 0 && s.shown >= s.limit && s.plan == nil {
+		s.capped = true
+		return mark, dissect.ErrStop
+	}
+	return mark, nil
+}
+
+// NewRender renders for out when it can render out of order, else nil
+// (dissect.Renderer).
+func (s *Select) NewRender() func([]byte, *dissect.Datagram, uint8) []byte {
+	r, ok := s.out.(render.RecordRenderer)
+	if !ok {
+		return nil
+	}
+	f := r.NewRecordRender()
+	if f == nil {
+		return nil
+	}
+	return func(b []byte, d *dissect.Datagram, mark uint8) []byte {
+		return f(b, d, mark == markContext)
+	}
+}
+
+// Write writes records rendered by NewRender's functions to out
+// (dissect.Renderer).
+func (s *Select) Write(b []byte) error {
+	return s.out.(render.RecordRenderer).WriteRecords(b)
+}

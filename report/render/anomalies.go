@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -33,7 +33,7 @@ func WriteAnomaliesTable(w io.Writer, pal Palette, codes []anomaly.Info) error {
 		for i, c := range cells[:4] {
 			pad := strings.Repeat(" ", cols[i]-len(c)+2)
 			if paint != "" && i < 2 {
-				c = pal.paintSev(c, paint)
+				c = pal.PaintSev(c, paint)
 			}
 			bw.WriteString(c + pad)
 		}

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 )
 
 // testdata is the module's testdata directory, relative to this package.
-const testdata = "../testdata"
+const testdata = "../../testdata"
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
@@ -53,7 +53,7 @@ var formats = []struct {
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	reporttest.Golden(t, filepath.Join(testdata, "golden", name), got, *update, "./report")
+	reporttest.Golden(t, filepath.Join(testdata, "golden", name), got, *update, "./report/render")
 }
 
 func TestGoldenSample(t *testing.T) {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -315,7 +315,7 @@ func (h *Hex) Events(ev []dissect.Event) error {
 	return t.Events(ev)
 }
 
-func (h *Hex) markContext(on bool) { h.context = on }
+func (h *Hex) MarkContext(on bool) { h.context = on }
 
 // StartFile prints the "==> name <==" header of the next capture.
 func (h *Hex) StartFile(name string) error {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -50,7 +50,7 @@ func (j *JSON) writeRecord(rec []byte) error {
 	return nil
 }
 
-func (j *JSON) markContext(on bool) { j.context = on }
+func (j *JSON) MarkContext(on bool) { j.context = on }
 
 // StartFile makes every record that follows carry "file": name; records
 // have no file key until it is called (a run that reads one capture).

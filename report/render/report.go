@@ -1,6 +1,6 @@
-// Package report renders decoded datagrams for people (table, hexdump) and
+// Package render renders decoded datagrams for people (table, hexdump) and
 // machines (JSON Lines), and summarizes captures (stats).
-package report
+package render
 
 import (
 	"strconv"

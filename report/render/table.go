@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -327,7 +327,7 @@ func appendQuote(b []byte, s []byte) []byte {
 	return append(b, '"')
 }
 
-func (t *Table) markContext(on bool) { t.context = on }
+func (t *Table) MarkContext(on bool) { t.context = on }
 
 // StartFile prints the "==> name <==" header of the next capture.
 func (t *Table) StartFile(name string) error {
@@ -335,4 +335,18 @@ func (t *Table) StartFile(name string) error {
 	t.files++
 	_, err := t.w.Write(t.buf)
 	return err
+}
+
+// PaintSev paints s in the colour of the severity named sev (the stats
+// and anomaly tables); s is returned as is without colour or for an
+// unknown severity.
+func (p *Palette) PaintSev(s, sev string) string {
+	if !p.on {
+		return s
+	}
+	sv, err := anomaly.ParseSeverity(sev)
+	if err != nil {
+		return s
+	}
+	return string(p.paint(nil, p.severity(sv), []byte(s)))
 }

@@ -1,7 +1,8 @@
-package report
+package render
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,8 +32,8 @@ func TestCutLine(t *testing.T) {
 // The compact table: lines within the width, addresses as labels defined
 // once; the full table is what it always was.
 func TestTableCompact(t *testing.T) {
-	full := string(render(t, samplePath, func(w *bytes.Buffer) Reporter { return NewTable(w, NewPalette(false), false) }))
-	compact := string(render(t, samplePath, func(w *bytes.Buffer) Reporter {
+	full := string(render(t, filepath.Join(testdata, "sample.pcap"), func(w *bytes.Buffer) Reporter { return NewTable(w, NewPalette(false), false) }))
+	compact := string(render(t, filepath.Join(testdata, "sample.pcap"), func(w *bytes.Buffer) Reporter {
 		tb := NewTable(w, NewPalette(false), false)
 		tb.SetCompact(Compact{Width: 60})
 		return tb

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"github.com/bcdump/bcdump/dissect"

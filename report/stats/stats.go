@@ -1,4 +1,4 @@
-package report
+package stats
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -253,13 +254,13 @@ type anomalyDoc struct {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// stamp is a time as the JSON summary writes it (TimeLayout).
-func stamp(t time.Time) string { return t.UTC().Format(TimeLayout) }
+// stamp is a time as the JSON summary writes it (render.TimeLayout).
+func stamp(t time.Time) string { return t.UTC().Format(render.TimeLayout) }
 
 // short is a stamp for the table: trailing zeros dropped, as before the
 // JSON's digits were fixed ("...:20.850000000Z" is "...:20.85Z").
 func short(s string) string {
-	t, err := time.Parse(TimeLayout, s)
+	t, err := time.Parse(render.TimeLayout, s)
 	if err != nil {
 		return s
 	}
@@ -370,7 +371,7 @@ func (s *Stats) WriteJSON(w io.Writer) error {
 // totals, one table per flow (metrics by direction, anomalies by code),
 // the opcode counts and the anomaly totals. Player names are quoted so
 // bytes from the wire cannot drive the terminal.
-func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
+func (s *Stats) WriteTable(w io.Writer, pal render.Palette) error {
 	d := s.doc()
 	bw := bufio.NewWriter(w)
 	p := &pal
@@ -425,7 +426,7 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 	fmt.Fprintf(bw, "\nAnomalies (on datagrams and at the end of each capture)\n")
 	at := newTable(bw, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight}, "code", "severity", "count")
 	for _, a := range d.Anomalies {
-		if err := at.Append(p.paintSev(a.Code, a.Severity), p.paintSev(a.Severity, a.Severity), u(a.Count)); err != nil {
+		if err := at.Append(p.PaintSev(a.Code, a.Severity), p.PaintSev(a.Severity, a.Severity), u(a.Count)); err != nil {
 			return err
 		}
 	}
@@ -442,7 +443,7 @@ func (s *Stats) WriteTable(w io.Writer, pal Palette) error {
 
 // writeFlowTable writes one flow's header lines and table, with tb (on w)
 // reused for the table.
-func writeFlowTable(w io.Writer, p *Palette, f *flowDoc, tb *statsTable) error {
+func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) error {
 	if f.Other {
 		fmt.Fprintf(w, "\nOther flows (%s): %d finished flows beyond the tracker's limit, summed\n", f.Source, f.FlowsIn)
 	} else {
@@ -494,7 +495,7 @@ func writeFlowTable(w io.Writer, p *Palette, f *flowDoc, tb *statsTable) error {
 		if a.Severity != "" {
 			label += " (" + a.Severity + ")"
 		}
-		tb.total(p.paintSev(label, a.Severity), a.Count)
+		tb.total(p.PaintSev(label, a.Severity), a.Count)
 	}
 	return tb.render()
 }
@@ -504,17 +505,6 @@ func fmtMs(v float64) string {
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }
-
-func (p *Palette) paintSev(s, sev string) string {
-	if !p.on {
-		return s
-	}
-	sv, err := anomaly.ParseSeverity(sev)
-	if err != nil {
-		return s
-	}
-	return string(p.paint(nil, p.severity(sv), []byte(s)))
-}
 
 // newTable returns an ASCII table (plain characters for any terminal and
 // for diffs) with the given column alignments.

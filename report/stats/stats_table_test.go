@@ -1,4 +1,4 @@
-package report
+package stats
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -14,8 +15,8 @@ import (
 // The hand-rendered stats tables are byte for byte what tablewriter
 // renders (newTable), and cells that are not plain ASCII fall back to it.
 func TestStatsTableMatchesTablewriter(t *testing.T) {
-	pal := NewPalette(true)
-	red := pal.paintSev("anomaly x (error)", "error")
+	pal := render.NewPalette(true)
+	red := pal.PaintSev("anomaly x (error)", "error")
 	if red == "anomaly x (error)" {
 		t.Fatal("the palette paints nothing")
 	}
@@ -86,7 +87,7 @@ func BenchmarkStatsWriteTable(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				out.Reset()
-				if err := s.WriteTable(&out, NewPalette(false)); err != nil {
+				if err := s.WriteTable(&out, render.NewPalette(false)); err != nil {
 					b.Fatal(err)
 				}
 			}

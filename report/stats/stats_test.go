@@ -1,4 +1,4 @@
-package report
+package stats
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -46,7 +47,7 @@ func collect(t testing.TB, paths ...string) *Stats {
 func statsOutputs(t *testing.T, s *Stats) (table, js []byte) {
 	t.Helper()
 	var tb, jb bytes.Buffer
-	if err := s.WriteTable(&tb, NewPalette(false)); err != nil {
+	if err := s.WriteTable(&tb, render.NewPalette(false)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.WriteJSON(&jb); err != nil {
@@ -315,7 +316,7 @@ func TestStatsEmpty(t *testing.T) {
 		t.Errorf("empty document %+v", d)
 	}
 	var b bytes.Buffer
-	if err := NewStats().WriteTable(&b, NewPalette(false)); err != nil || !strings.Contains(b.String(), "none") {
+	if err := NewStats().WriteTable(&b, render.NewPalette(false)); err != nil || !strings.Contains(b.String(), "none") {
 		t.Errorf("err %v, table:\n%s", err, b.String())
 	}
 }
@@ -388,10 +389,10 @@ func TestStatsTableColor(t *testing.T) {
 	_ = s.Datagram(msgDatagram(dissect.C2S, nil, nil, anomaly.Anomaly{Code: anomaly.SeqReuse}))
 	s.AddFlows("x.pcap", []transport.FlowStats{{ID: 1, Flows: 1, Anomalies: map[anomaly.Code]int{anomaly.SeqReuse: 1}}})
 	var plain, colored bytes.Buffer
-	if err := s.WriteTable(&plain, NewPalette(false)); err != nil {
+	if err := s.WriteTable(&plain, render.NewPalette(false)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WriteTable(&colored, NewPalette(true)); err != nil {
+	if err := s.WriteTable(&colored, render.NewPalette(true)); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(colored.Bytes(), []byte("\x1b[")) {
@@ -407,7 +408,7 @@ func TestStatsTableQuotesNames(t *testing.T) {
 	s := NewStats()
 	s.AddFlows("x.pcap", []transport.FlowStats{{ID: 1, Flows: 1, HasPeerID: true, PeerID: 2, PeerIDFrom: "byte0", PlayerName: "evil\x1b[2J"}})
 	var b bytes.Buffer
-	if err := s.WriteTable(&b, NewPalette(false)); err != nil {
+	if err := s.WriteTable(&b, render.NewPalette(false)); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(b.Bytes(), []byte("\x1b")) || !strings.Contains(b.String(), `"evil\x1b[2J"`) {
@@ -500,7 +501,7 @@ func BenchmarkStatsWrite(b *testing.B) {
 	s := collect(b, samplePath)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.WriteTable(io.Discard, NewPalette(false)); err != nil {
+		if err := s.WriteTable(io.Discard, render.NewPalette(false)); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.WriteJSON(io.Discard); err != nil {
