@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/report/filter"
-	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/internal/fieldgen"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // TestGameFieldsGenerated: gamefields_gen.go is what the generator makes
