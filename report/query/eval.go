@@ -11,6 +11,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/jsonkeys"
 	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
@@ -92,27 +93,27 @@ type anomIDs struct {
 func NewEval(f *filter.Filter) *Eval {
 	e := &Eval{f: f, handled: map[string]bool{}}
 	e.top = topIDs{
-		kind: e.id("kind"), frame: e.id("frame"), time: e.id("time"),
-		src: e.id("src"), dst: e.id("dst"), dir: e.id("dir"), len: e.id("len"),
-		truncated: e.id("truncated"), truncatedBytes: e.id("truncated_bytes"),
-		text: e.id("text"), gamespy: e.id("gamespy"), peerID: e.id("peer_id"),
-		msgCount: e.id("msg_count"), messages: e.id("messages"), cut: e.id("cut"),
-		uncaptured: e.id("uncaptured_msgs"), plainHex: e.id("plain_hex"),
-		anomalies: e.id("anomalies"), file: e.id("file"), ts: e.id("ts"),
+		kind: e.id(jsonkeys.Kind), frame: e.id(jsonkeys.Frame), time: e.id(jsonkeys.Time),
+		src: e.id(jsonkeys.Src), dst: e.id(jsonkeys.Dst), dir: e.id(jsonkeys.Dir), len: e.id(jsonkeys.Len),
+		truncated: e.id(jsonkeys.Truncated), truncatedBytes: e.id(jsonkeys.TruncatedBytes),
+		text: e.id(jsonkeys.Text), gamespy: e.id(jsonkeys.GameSpy), peerID: e.id(jsonkeys.PeerID),
+		msgCount: e.id(jsonkeys.MsgCount), messages: e.id(jsonkeys.Messages), cut: e.id(jsonkeys.Cut),
+		uncaptured: e.id(jsonkeys.UncapturedMsgs), plainHex: e.id(jsonkeys.PlainHex),
+		anomalies: e.id(jsonkeys.Anomalies), file: e.id(jsonkeys.File), ts: e.id(jsonkeys.TS),
 	}
-	e.id("context") // only on context records, which are never tested
-	e.msg = e.msgIDs("messages")
-	e.cut = e.msgIDs("cut")
-	e.anom = e.anomIDs("anomalies.")
+	e.id(jsonkeys.Context) // only on context records, which are never tested
+	e.msg = e.msgIDs(jsonkeys.Messages)
+	e.cut = e.msgIDs(jsonkeys.Cut)
+	e.anom = e.anomIDs(jsonkeys.Anomalies + ".")
 	e.sum = e.anom
 	e.ev = e.anomIDs("")
 	for _, p := range f.Paths() {
 		switch {
-		case p == "messages" || strings.HasPrefix(p, "messages."):
+		case p == jsonkeys.Messages || strings.HasPrefix(p, jsonkeys.Messages+"."):
 			e.msgs = true
-		case strings.HasPrefix(p, "cut."):
+		case strings.HasPrefix(p, jsonkeys.Cut+"."):
 			e.cuts = true
-		case strings.HasPrefix(p, "gamespy."):
+		case strings.HasPrefix(p, jsonkeys.GameSpy+"."):
 			e.spyKeys = true
 			e.handled[p] = true
 		}
@@ -145,14 +146,14 @@ func (e *Eval) id(path string) int {
 
 func (e *Eval) payIDs(prefix string) payIDs {
 	p := prefix + "."
-	root := p + "fields"
+	root := p + jsonkeys.Fields
 	flat := false
 	for _, q := range e.f.Paths() {
 		flat = flat || strings.HasPrefix(q, root+".")
 	}
 	return payIDs{
-		opcode: e.id(p + "opcode"), opcodeName: e.id(p + "opcode_name"),
-		fields: e.id(root), payloadHex: e.id(p + "payload_hex"),
+		opcode: e.id(p + jsonkeys.Opcode), opcodeName: e.id(p + jsonkeys.OpcodeName),
+		fields: e.id(root), payloadHex: e.id(p + jsonkeys.PayloadHex),
 		root: root, flat: flat,
 	}
 }
@@ -160,31 +161,31 @@ func (e *Eval) payIDs(prefix string) payIDs {
 func (e *Eval) msgIDs(prefix string) msgIDs {
 	p := prefix + "."
 	m := msgIDs{
-		typ: e.id(p + "type"), typeName: e.id(p + "type_name"), offset: e.id(p + "offset"),
-		len: e.id(p + "len"), seq: e.id(p + "seq"), ackFrag: e.id(p + "ack_frag"),
-		ackLow: e.id(p + "ack_low"), fragIdx: e.id(p + "frag_idx"), reliable: e.id(p + "reliable"),
-		ordered: e.id(p + "ordered"), fragment: e.id(p + "fragment"), fragTotal: e.id(p + "frag_total"),
-		payloadLen: e.id(p + "payload_len"), pay: e.payIDs(prefix),
+		typ: e.id(p + jsonkeys.Type), typeName: e.id(p + jsonkeys.TypeName), offset: e.id(p + jsonkeys.Offset),
+		len: e.id(p + jsonkeys.Len), seq: e.id(p + jsonkeys.Seq), ackFrag: e.id(p + jsonkeys.AckFrag),
+		ackLow: e.id(p + jsonkeys.AckLow), fragIdx: e.id(p + jsonkeys.FragIdx), reliable: e.id(p + jsonkeys.Reliable),
+		ordered: e.id(p + jsonkeys.Ordered), fragment: e.id(p + jsonkeys.Fragment), fragTotal: e.id(p + jsonkeys.FragTotal),
+		payloadLen: e.id(p + jsonkeys.PayloadLen), pay: e.payIDs(prefix),
 		retransmit: -1, retransmitCount: -1, firstFrame: -1, keepalive: -1, duplicate: -1,
 		ack: -1, ackedFrame: -1, rttMs: -1, reasm: -1, reasmLen: -1, reasmFrags: -1, captured: -1,
 	}
-	if prefix == "cut" {
-		m.captured = e.id(p + "captured")
+	if prefix == jsonkeys.Cut {
+		m.captured = e.id(p + jsonkeys.Captured)
 		return m
 	}
-	m.retransmit, m.retransmitCount = e.id(p+"retransmit"), e.id(p+"retransmit_count")
-	m.firstFrame, m.keepalive, m.duplicate = e.id(p+"first_frame"), e.id(p+"keepalive"), e.id(p+"duplicate")
-	m.ack, m.ackedFrame, m.rttMs = e.id(p+"ack"), e.id(p+"acked_frame"), e.id(p+"rtt_ms")
-	m.reasm, m.reasmLen, m.reasmFrags = e.id(p+"reassembled"), e.id(p+"reassembled.len"), e.id(p+"reassembled.frags")
-	m.reasmPay = e.payIDs(p + "reassembled")
+	m.retransmit, m.retransmitCount = e.id(p+jsonkeys.Retransmit), e.id(p+jsonkeys.RetransmitCount)
+	m.firstFrame, m.keepalive, m.duplicate = e.id(p+jsonkeys.FirstFrame), e.id(p+jsonkeys.Keepalive), e.id(p+jsonkeys.Duplicate)
+	m.ack, m.ackedFrame, m.rttMs = e.id(p+jsonkeys.Ack), e.id(p+jsonkeys.AckedFrame), e.id(p+jsonkeys.RTTMs)
+	m.reasm, m.reasmLen, m.reasmFrags = e.id(p+jsonkeys.Reassembled), e.id(p+jsonkeys.Reassembled+"."+jsonkeys.Len), e.id(p+jsonkeys.Reassembled+"."+jsonkeys.Frags)
+	m.reasmPay = e.payIDs(p + jsonkeys.Reassembled)
 	return m
 }
 
 func (e *Eval) anomIDs(p string) anomIDs {
 	return anomIDs{
-		code: e.id(p + "code"), severity: e.id(p + "severity"), message: e.id(p + "message"),
-		offset: e.id(p + "offset"), msg: e.id(p + "msg"), frame: e.id(p + "frame"),
-		client: e.id(p + "client"), server: e.id(p + "server"),
+		code: e.id(p + jsonkeys.Code), severity: e.id(p + jsonkeys.Severity), message: e.id(p + jsonkeys.Message),
+		offset: e.id(p + jsonkeys.Offset), msg: e.id(p + jsonkeys.Msg), frame: e.id(p + jsonkeys.Frame),
+		client: e.id(p + jsonkeys.Client), server: e.id(p + jsonkeys.Server),
 	}
 }
 
@@ -273,7 +274,7 @@ func (e *Eval) Event(ev *dissect.Event) bool {
 	if e.file != "" {
 		e.str(e.top.file, e.file)
 	}
-	e.str(e.top.kind, "event")
+	e.str(e.top.kind, jsonkeys.KindEvent)
 	e.event(&e.ev, ev)
 	return e.f.Result()
 }
@@ -291,7 +292,7 @@ func (e *Eval) Summary(ev *dissect.Event) bool {
 	if e.file != "" {
 		e.str(e.top.file, e.file)
 	}
-	e.str(e.top.kind, "summary")
+	e.str(e.top.kind, jsonkeys.KindSummary)
 	e.f.Present(e.top.anomalies)
 	e.event(&e.sum, ev)
 	return e.f.Result()

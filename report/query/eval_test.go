@@ -22,6 +22,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/jsonkeys"
 	"github.com/bcdump/bcdump/report/render"
 )
 
@@ -547,3 +548,21 @@ func FuzzEvalMatchesJSON(f *testing.F) {
 
 // testdata is the module's testdata directory, relative to this package.
 const testdata = "../../testdata"
+
+// TestEvalReadsEveryKey: Eval has an accessor for every path of the
+// record key table (report/jsonkeys), so no filter on a record key falls
+// back to rendering the record.
+func TestEvalReadsEveryKey(t *testing.T) {
+	for _, k := range jsonkeys.Table() {
+		if strings.Contains(k.Path, "<") {
+			continue
+		}
+		f, err := filter.Compile(k.Path, schema)
+		if err != nil {
+			t.Fatalf("%s: %v", k.Path, err)
+		}
+		if NewEval(f).slow {
+			t.Errorf("%s: Eval has no accessor for it", k.Path)
+		}
+	}
+}
