@@ -1,5 +1,3 @@
-// Package render renders decoded datagrams for people (table, hexdump) and
-// machines (JSON Lines), and summarizes captures (stats).
 package render
 
 import (

@@ -3,6 +3,9 @@
 // (dissect/game.Layouts), the anomaly codes, the field names of
 // `bcdump fields` and the cipher's tables. Nothing in the plugin is written
 // by hand apart from the template plugin.lua.tmpl.
+//
+// It imports report/query and report/filter, and dissect/game,
+// transport, checksum and cipher for their tables.
 package wireshark
 
 import (
