@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 type readOptions struct {
@@ -85,22 +86,22 @@ given.`,
 	return cmd
 }
 
-func newReporter(s *streams, format, colorMode string, withCipher, flushEach bool) (report.Reporter, error) {
+func newReporter(s *streams, format, colorMode string, withCipher, flushEach bool) (render.Reporter, error) {
 	on, err := useColor(colorMode, s.out)
 	if err != nil {
 		return nil, err
 	}
-	pal := report.NewPalette(on)
+	pal := render.NewPalette(on)
 	if withCipher && format != "hex" {
 		return nil, fmt.Errorf("--cipher adds the enciphered bytes to the hex dump; it does nothing with --format %s (use -F hex)", format)
 	}
 	switch format {
 	case "table", "":
-		return report.NewTable(s.out, pal, flushEach), nil
+		return render.NewTable(s.out, pal, flushEach), nil
 	case "json":
-		return report.NewJSON(s.out, flushEach), nil
+		return render.NewJSON(s.out, flushEach), nil
 	case "hex":
-		return report.NewHex(s.out, pal, withCipher, flushEach), nil
+		return render.NewHex(s.out, pal, withCipher, flushEach), nil
 	}
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
@@ -122,7 +123,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 		return err
 	}
 	ins, many := expandInputs(files)
-	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
+	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
 	if printing {
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
@@ -137,7 +138,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	if o.write != "" && many {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))
 	}
-	marker, _ := rep.(report.FileMarker)
+	marker, _ := rep.(render.FileMarker)
 	run := &inputRun{s: s, many: many}
 	shown := 0
 	err = run.each(ins, func(in input) (bool, error) {
@@ -180,7 +181,7 @@ type readSelection struct {
 // readOne decodes one capture and shows what sel selects. Everything
 // before a broken record is reported before the error is returned. It
 // returns the records shown and whether the limit ended the read.
-func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, sel readSelection) (shown int, capped bool, err error) {
+func readOne(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate, sel readSelection) (shown int, capped bool, err error) {
 	source := name
 	if name == "-" {
 		source = "stdin"
@@ -194,9 +195,9 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		defer cleanup()
 		name = local
 	}
-	so := report.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
+	so := query.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
 	if sel.context > 0 {
-		p := report.NewPlanner(sel.filter, sel.context, sel.limit, sel.file)
+		p := query.NewPlanner(sel.filter, sel.context, sel.limit, sel.file)
 		if _, _, err := decodeCapture(s, name, opt, p, nil); err != nil {
 			return 0, false, err
 		}
@@ -210,7 +211,7 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		so.OnShow = ann.shown
 		how.observers = append(how.observers, ann)
 	}
-	sl := report.NewSelect(rep, so)
+	sl := query.NewSelect(rep, so)
 	_, _, err = decodeCaptureHow(s, name, opt, sl, gate, how)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)

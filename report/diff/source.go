@@ -8,8 +8,9 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // IsTrace reports whether r holds a saved `bcdump read --format json`
@@ -103,7 +104,7 @@ type CaptureSink struct {
 func NewCaptureSink(name string, f *filter.Filter) *CaptureSink {
 	c := &CaptureSink{b: newBuilder(name, "capture")}
 	if f != nil {
-		c.keep = report.NewEval(f).Datagram
+		c.keep = query.NewEval(f).Datagram
 	}
 	return c
 }
@@ -112,7 +113,7 @@ func (c *CaptureSink) Datagram(dg *dissect.Datagram) error {
 	if c.keep != nil && !c.keep(dg) {
 		return nil
 	}
-	c.line = report.AppendDatagramJSON(c.line[:0], dg)
+	c.line = render.AppendDatagramJSON(c.line[:0], dg)
 	ok, err := parseRecord(c.line, &c.rec)
 	if err != nil {
 		return fmt.Errorf("frame %d: %w", dg.Frame, err)
