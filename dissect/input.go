@@ -115,8 +115,9 @@ const maxOtherPorts = 20000
 // Dissect decodes one input into sink: it opens the input and recognises
 // its format and a deciphered copy, finds the game ports with AutoPorts,
 // picks serial or parallel decoding, follows a pipe with Follow, and keeps
-// the progress meter. Everything decoded before an error reaches sink
-// (and Finish is called) before the error is returned.
+// the progress meter. Once the input is open (Result.Opened), everything
+// decoded before an error reaches sink, and its Finish is called, before
+// the error is returned.
 func Dissect(ctx context.Context, in Input, opt RunOptions, sink Sink) (res Result, err error) {
 	follow := opt.Follow && in.IsStream() // before stdin is spooled
 	dopt := opt.Options
