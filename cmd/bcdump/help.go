@@ -98,7 +98,7 @@ func newHelpCmd(s *streams) *cobra.Command {
 		Use:   "help [COMMAND|TOPIC]",
 		Short: "Help about a command, or a reference topic",
 		Long: `Help about a command (the same as COMMAND --help), or one of the reference
-topics: bcdump help lists them, bcdump help TOPIC prints one. A command
+topics: without a name it lists them, with a topic's name it prints it. A command
 with a topic of the same name (diff, stats, ...) prints its help and then
 the topic.`,
 		Example: `  bcdump help filters
@@ -123,6 +123,8 @@ the topic.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
 			if len(args) == 0 {
+				root.InitDefaultHelpFlag()
+				root.InitDefaultVersionFlag()
 				return root.Help()
 			}
 			c, rest, err := root.Find(args)

@@ -12,7 +12,7 @@ import (
 )
 
 // record is the part of one `bcdump read --format json` line the diff
-// reads (README "json"). Unknown keys are ignored, so traces written by a
+// reads (bcdump help json). Unknown keys are ignored, so traces written by a
 // newer bcdump (keys are only ever added) still load.
 type record struct {
 	Frame    int             `json:"frame"`
