@@ -180,8 +180,6 @@ func calledAsHelp(c *cobra.Command) bool {
 
 var (
 	mdLink   = regexp.MustCompile(`\[([^\]]+)\]\(([^)]+)\)`)
-	mdBold   = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdCode   = regexp.MustCompile("`([^`]*)`")
 	mdImage  = regexp.MustCompile(`^!\[([^\]]*)\]\(([^)]+)\)$`)
 	mdRuleTb = regexp.MustCompile(`^\|[-:| ]+\|$`)
 )
@@ -255,6 +253,7 @@ func inlineText(s string) string {
 		}
 		return p[1]
 	})
-	s = mdBold.ReplaceAllString(s, "$1")
-	return mdCode.ReplaceAllString(s, "$1")
+	// Code spans and bold may run over a line break: drop every mark.
+	s = strings.ReplaceAll(s, "**", "")
+	return strings.ReplaceAll(s, "`", "")
 }
