@@ -1,7 +1,5 @@
 // Package game decodes the game opcodes carried in transport type 0x32
 // payloads into a flat list of fields that every reporter can render.
-//
-// It imports checksum and transport/anomaly, not dissect or report.
 package game
 
 // Kind says how a Field's value is stored and shown.

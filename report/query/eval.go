@@ -21,15 +21,18 @@ import (
 // (filter.Filter's feeding API) the values the JSON writer would print
 // at the paths the expression names, read from the *dissect.Datagram (or
 // event) itself, so a record is never rendered to be tested. Its answer
-// is Match's on the record's JSON: the accessors below follow json.go and
-// track.go key by key, values are fed as their JSON text reads (strings
-// as appendString shows them, floats as their shortest float32 text
-// parses, hashes as their "0x..." text), and TestEvalMatchesJSON checks
-// the two on every record of the test captures for every schema path.
+// is Match's on the record's JSON: the accessors below follow the JSON
+// writer (report/render's json.go and track.go) key by key, resolving the
+// paths of the key table (report/jsonkeys); values are fed as their JSON
+// text reads (strings as the writer escapes them, floats as their
+// shortest float32 text parses, hashes as their "0x..." text), and
+// TestEvalMatchesJSON checks the two on every record of the test captures
+// for every schema path.
 //
 // A path that has no accessor here (a key added to the writer and the
-// schema but not yet to Eval) makes the Eval render each record and use
-// Match: slow but right; the equivalence test fails on it.
+// table but not yet to Eval) makes the Eval render each record and use
+// Match: slow but right; TestEvalReadsEveryKey and the equivalence test
+// fail on it.
 //
 // An Eval is not safe for concurrent use; it does not allocate per record
 // once its scratch space is warm.

@@ -1,4 +1,4 @@
-// Package fieldgen writes report/query's table of game fields (gamefields_gen.go)
+// Package fieldgen writes report's table of game fields (gamefields_gen.go)
 // from the decoders' source: the names and kinds of the fields that
 // dissect/game's opcode decoders and dissect's control-message decoder
 // append with game.Fields (Uint, String, Hash, ...) or with the helpers
