@@ -27,10 +27,9 @@ import (
 // The per-flow state (tracker, sink) moves between cores once per batch,
 // which is far less than a batch of decoded datagrams would: decoding on
 // helpers and tracking on Run's goroutine makes the in-order step read
-// another core's datagrams, at half the speed (README "Serial or
-// parallel"). There are never more runnable goroutines than
-// workers, and each worker owns one batch, so memory stays flat however
-// long the capture.
+// another core's datagrams, at half the speed. There are never more
+// runnable goroutines than workers, and each worker owns one batch, so
+// memory stays flat however long the capture.
 
 const (
 	// pipeBatchLen is the number of packets per batch: large enough that
@@ -100,7 +99,7 @@ type pipe struct {
 	// how many cores the process actually got (CPU time over wall time);
 	// when other processes leave it less than coreCheckMin coreCheckLow
 	// times in a row, it stops reading, finishes what it read and hands
-	// the rest of the capture to Serial (README "Serial or parallel"). All
+	// the rest of the capture to Serial (bcdump help performance, "Serial or parallel"). All
 	// read turn.
 	probe    func() (time.Duration, bool) // processCPU; tests replace it
 	batches  int                          // batches read
