@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // WriteBrief writes one line per flow, like tshark -z conv,udp: the
@@ -23,7 +25,7 @@ func (s *Stats) WriteBrief(w io.Writer) error {
 	for i := range d.Flows {
 		f := &d.Flows[i]
 		if multi {
-			fmt.Fprintf(tw, "%s\t", f.Source)
+			fmt.Fprintf(tw, "%s\t", quote.Name(f.Source))
 		}
 		flow, client, server := strconv.FormatUint(uint64(f.Flow), 10), f.Client, f.Server
 		if f.Other {
@@ -35,7 +37,7 @@ func (s *Stats) WriteBrief(w io.Writer) error {
 		}
 		player := "-"
 		if f.PlayerName != "" {
-			player = strconv.QuoteToGraphic(f.PlayerName)
+			player = quote.String(f.PlayerName)
 		}
 		p50, p95 := "-", "-"
 		if f.RTT.P50Ms != nil {

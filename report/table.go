@@ -3,13 +3,13 @@ package report
 import (
 	"bufio"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fatih/color"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -302,30 +302,8 @@ func appendQuoteLimited(b []byte, s []byte, max int) []byte {
 	return appendQuote(b, s)
 }
 
-// appendQuote is strconv.AppendQuote(b, string(s)) without converting s
-// (which allocates beyond 32 bytes) when s is printable ASCII, as names,
-// paths and GameSpy's backslashed keys nearly always are.
-func appendQuote(b []byte, s []byte) []byte {
-	for _, c := range s {
-		if c < 0x20 || c >= 0x7F {
-			return strconv.AppendQuote(b, string(s))
-		}
-	}
-	b = append(b, '"')
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != '"' && s[i] != '\\' {
-			i++
-		}
-		b = append(b, s[:i]...)
-		if i == len(s) {
-			break
-		}
-		b = append(b, '\\', s[i])
-		s = s[i+1:]
-	}
-	return append(b, '"')
-}
+// appendQuote appends s double-quoted with its unprintable runes escaped.
+func appendQuote(b []byte, s []byte) []byte { return quote.Append(b, s) }
 
 func (t *Table) markContext(on bool) { t.context = on }
 

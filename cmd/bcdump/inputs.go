@@ -110,7 +110,7 @@ func (r *inputRun) fail(err error, opened bool) {
 		r.opened++
 	}
 	if r.many {
-		fmt.Fprintln(r.s.err, "bcdump:", err)
+		fmt.Fprintln(r.s.err, "bcdump:", errorText(err))
 	} else if r.first == nil {
 		r.first = err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 func newManifestCmd(s *streams) *cobra.Command {
@@ -63,7 +64,7 @@ func runManifestGenerate(s *streams, gameDir, out, name string) error {
 		return fmt.Errorf("manifest generate: %w", err)
 	}
 	files, dirs := manifestCounts(m)
-	fmt.Fprintf(s.err, "wrote %s: %d rounds, %d files, %d subdirectories\n", out, len(m.Directories), files, dirs)
+	fmt.Fprintf(s.err, "bcdump: wrote %s: %d rounds, %d files, %d subdirectories\n", quote.Name(out), len(m.Directories), files, dirs)
 	return nil
 }
 
@@ -114,6 +115,7 @@ func runManifestVerify(s *streams, manifest, gameDir string) error {
 		return fmt.Errorf("manifest verify: %w", err)
 	}
 	for _, d := range diffs {
+		d.Path = quote.Name(d.Path) // a newline in a name cannot forge a line
 		fmt.Fprintln(s.out, d.String())
 	}
 	if len(diffs) > 0 {

@@ -9,6 +9,9 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // Exit statuses, like diff(1): 0 fine, 1 a finding the caller asked to fail
@@ -43,7 +46,7 @@ func (s *streams) noteOnce(format string, a ...any) {
 		s.said = map[string]bool{}
 	}
 	s.said[msg] = true
-	fmt.Fprintln(s.err, msg)
+	fmt.Fprintln(s.err, quote.Escape(msg))
 }
 
 func run(args []string, in io.Reader, out, errw io.Writer) int {
@@ -60,12 +63,24 @@ func run(args []string, in io.Reader, out, errw io.Writer) int {
 	var fe *findingError
 	if errors.As(err, &fe) {
 		if fe.msg != "" {
-			fmt.Fprintln(errw, "bcdump:", fe.msg)
+			fmt.Fprintln(errw, "bcdump:", quote.Escape(fe.msg))
 		}
 		return exitFinding
 	}
-	fmt.Fprintln(errw, "bcdump:", err)
+	fmt.Fprintln(errw, "bcdump:", errorText(err))
 	return exitTrouble
+}
+
+// errorText is err's message as printed: every rune package quote does not
+// show as is escaped, so that a file name in it can neither drive the
+// terminal nor forge a line; a filter error keeps the caret line under
+// the expression.
+func errorText(err error) string {
+	var fe *filter.Error
+	if errors.As(err, &fe) {
+		return quote.EscapeLines(err.Error())
+	}
+	return quote.Escape(err.Error())
 }
 
 func newRoot(s *streams) *cobra.Command {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // The JSON document of one server (`bcdump session --format json` writes
@@ -265,7 +266,7 @@ func ratio(n, of uint64) float64 {
 // WriteJSON writes one document per server, one per line (JSON Lines).
 func (a *Analyzer) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(quote.JSONWriter(bw))
 	enc.SetEscapeHTML(false)
 	for _, doc := range a.Documents() {
 		if err := enc.Encode(doc); err != nil {
@@ -318,12 +319,12 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 			players += "/" + strconv.Itoa(*g.MaxPlayers)
 		}
 		fmt.Fprintf(w, "  GameSpy   %q, map %s (%s), %s, %s players (status reply, frame %d at %s)\n",
-			g.Hostname, g.Map, g.Mission, g.GameType, players, g.Frame, a.rel(&g.Time))
+			g.Hostname, quote.Name(g.Map), quote.Name(g.Mission), quote.Name(g.GameType), players, g.Frame, a.rel(&g.Time))
 	} else {
 		fmt.Fprintln(w, "  GameSpy   no status reply captured")
 	}
 	if txt := s.settingsText(); txt != "" {
-		fmt.Fprintf(w, "  Settings  %s\n", txt)
+		fmt.Fprintf(w, "  Settings  %s\n", quote.Escape(txt))
 	} else {
 		fmt.Fprintln(w, "  Settings  not captured (no Settings or MissionInit)")
 	}
@@ -353,11 +354,11 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if r := p.RTT["s2c"]; r.Samples > 0 {
 			rtt = fmt.Sprintf("%s/%s", fmtMS(r.P50), fmtMS(r.P95))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", peer, orDash(p.Name), p.Address, joined,
-			p.Checksum.Verdict, a.rel(p.Entered), optStr(p.Team), derefOr(p.Ship), left, kds, rtt,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", peer, quote.Name(orDash(p.Name)), p.Address, joined,
+			p.Checksum.Verdict, a.rel(p.Entered), optStr(p.Team), quote.Name(derefOr(p.Ship)), left, kds, rtt,
 			pct(p.RetransmitRatio["c2s"])+"/"+pct(p.RetransmitRatio["s2c"]))
 		if p.Checksum.Text != p.Checksum.Verdict && p.Checksum.Verdict != "not-seen" {
-			notes = append(notes, fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text))
+			notes = append(notes, quote.Escape(fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text)))
 		}
 	}
 	tw.Flush()
@@ -379,7 +380,7 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		width = max(width, len(l.Event))
 	}
 	for _, l := range doc.Timeline {
-		fmt.Fprintf(w, "  %10.3f  %-*s  %s\n", l.T, width, l.Event, l.Text)
+		fmt.Fprintf(w, "  %10.3f  %-*s  %s\n", l.T, width, l.Event, quote.Escape(l.Text))
 	}
 }
 
