@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 
@@ -46,6 +47,9 @@ is compared whole.
 Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.prof.check(cmd.Flags()); err != nil {
+				return err
+			}
 			if o.prof.on {
 				return runProfileDiffCmd(s, o, args[0], args[1])
 			}
@@ -121,12 +125,20 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 
 func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
 	if name == "-" {
-		return diff.LoadFiltered("stdin", s.in, opt, flt)
+		br := bufio.NewReaderSize(s.in, 64<<10)
+		if err := notProfileDoc(br, "stdin"); err != nil {
+			return nil, err
+		}
+		return diff.LoadFiltered("stdin", br, opt, flt)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return diff.LoadFiltered(name, f, opt, flt)
+	br := bufio.NewReaderSize(f, 64<<10) // the size diff.Load buffers with: used as is
+	if err := notProfileDoc(br, name); err != nil {
+		return nil, err
+	}
+	return diff.LoadFiltered(name, br, opt, flt)
 }
