@@ -267,6 +267,13 @@ func short(s string) string {
 	return t.Format(time.RFC3339Nano)
 }
 
+// Counts is the flows and anomalies the summary totals (bcdump live's
+// stop line).
+func (s *Stats) Counts() (flows int, anomalies uint64) {
+	t := s.doc().Totals
+	return t.Flows, t.Anomalies
+}
+
 // doc builds the summary both writers print.
 func (s *Stats) doc() *statsDoc {
 	d := &statsDoc{Sources: slices.Clone(s.sources), Skipped: slices.Clone(s.skipped), Filter: s.filter, Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}

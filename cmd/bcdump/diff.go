@@ -108,6 +108,14 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if err != nil {
 		return err
 	}
+	for _, side := range []struct {
+		name string
+		c    *diff.Conversation
+	}{{oldName, old}, {newName, nw}} {
+		if side.c.Format == "capture" && side.c.Datagrams == 0 {
+			noGameNote(s, side.name, dopt)
+		}
+	}
 	res := diff.Compare(old, nw, opt)
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)

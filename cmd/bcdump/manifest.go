@@ -28,21 +28,20 @@ the hashes in checksum messages and to flag files whose content differs.`,
 func newManifestGenerateCmd(s *streams) *cobra.Command {
 	var out, name string
 	cmd := &cobra.Command{
-		Use:   "generate GAMEDIR -o FILE",
+		Use:   "generate GAMEDIR [-o FILE]",
 		Short: "Build a manifest from an installed game",
 		Long: `Scan an installed game the way a stock client answers the five checksum
 rounds (scripts/ App.pyc, scripts/ Autoexec.pyc, scripts/ships *.pyc recursive,
 scripts/mainmenu *.pyc, Scripts/Multiplayer *.pyc recursive) and write the
-manifest. Names are hashed as they are on disk; directory and filter matching
-ignores case, as on Windows. -o - writes to standard output.`,
+manifest to standard output, or to -o FILE. Names are hashed as they are on
+disk; directory and filter matching ignores case, as on Windows.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runManifestGenerate(s, args[0], out, name)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "manifest file to write (- for standard output)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "manifest file to write (default, or -: standard output)")
 	cmd.Flags().StringVar(&name, "name", "", "name stored in the manifest's meta block (default: the game directory's name)")
-	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
@@ -57,7 +56,7 @@ func runManifestGenerate(s *streams, gameDir, out, name string) error {
 		}
 	}
 	m.Meta.Name = name
-	if out == "-" {
+	if out == "" || out == "-" {
 		return m.Save(s.out)
 	}
 	if err := m.SaveFile(out); err != nil {

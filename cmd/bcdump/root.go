@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
@@ -68,6 +69,10 @@ func run(args []string, in io.Reader, out, errw io.Writer) int {
 		return exitFinding
 	}
 	fmt.Fprintln(errw, "bcdump:", errorText(err))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(errw, "usage:", ue.usage)
+	}
 	return exitTrouble
 }
 
@@ -104,7 +109,59 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
 	registerCompletions(root)
+	root.SetOut(s.out) // the completion scripts are bound to it when made
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			strictShells(c)
+		}
+	}
+	withUsage(root)
 	return root
+}
+
+// strictShells makes "completion SHELL" for a shell it has no script for
+// an error (cobra prints the help and exits 0); without a shell it still
+// prints the help.
+func strictShells(c *cobra.Command) {
+	var shells []string
+	for _, sc := range c.Commands() {
+		shells = append(shells, sc.Name())
+	}
+	c.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("no completion for %q; the shells are %s", args[0], strings.Join(shells, ", "))
+		}
+		return nil
+	}
+	c.Use = "completion SHELL"
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
+// usageError is a command line the command cannot run (wrong arguments):
+// its message, then the command's usage line.
+type usageError struct {
+	err   error
+	usage string
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// withUsage makes the argument check of cmd and every command under it
+// end its error with the usage line.
+func withUsage(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return &usageError{err: fmt.Errorf("%s: %w", c.Name(), err), usage: c.UseLine()}
+			}
+			return nil
+		}
+	}
+	for _, c := range cmd.Commands() {
+		withUsage(c)
+	}
 }
 
 // colorFlag resolves --color against the terminal and NO_COLOR.
