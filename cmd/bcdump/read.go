@@ -120,7 +120,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	if err != nil {
 		return err
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
 	if printing {

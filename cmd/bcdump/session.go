@@ -56,7 +56,7 @@ func runSession(s *streams, o *sessionOptions, files []string) error {
 		return err
 	}
 	an := story.New()
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)

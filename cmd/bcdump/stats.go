@@ -83,7 +83,7 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		opened, err := statsOne(s, in.name, opt, st, gate, flt)
