@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/diff"
@@ -22,6 +23,7 @@ type diffOptions struct {
 	retransmits bool
 	ignore      []string
 	prof        profileDiffFlags // --profile mode (profile_diff.go)
+	fitFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -53,7 +55,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 			if o.prof.on {
 				return runProfileDiffCmd(s, o, args[0], args[1])
 			}
-			return runDiff(s, o, args[0], args[1])
+			return runDiff(s, o, args[0], args[1], cmd.Flags())
 		},
 	}
 	f := cmd.Flags()
@@ -67,10 +69,11 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
 	o.prof.register(f)
+	o.fitFlags.register(f)
 	return cmd
 }
 
-func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
+func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -85,6 +88,10 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 		return fmt.Errorf("--unified must not be negative")
 	}
 	if err := diff.CheckIgnore(o.ignore); err != nil {
+		return err
+	}
+	width, err := o.columns(fl, s.out)
+	if err != nil {
 		return err
 	}
 	opt := diff.Options{Context: o.context, Addresses: o.addresses, Retransmits: o.retransmits, Ignore: o.ignore}
@@ -120,7 +127,10 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
-		err = res.WriteText(s.out)
+		lf := newLineFitter(s.out, width)
+		if err = res.WriteText(lf); err == nil {
+			err = lf.Close()
+		}
 	}
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/quote"
@@ -117,7 +118,20 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		}
 	}
 	withUsage(root)
+	wrapFlagHelp(root)
 	return root
+}
+
+// wrapFlagHelp makes --help wrap the flag descriptions at the terminal's
+// width when stdout is one (piped: one line each, as pflag writes them).
+func wrapFlagHelp(root *cobra.Command) {
+	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
+		return fs.FlagUsagesWrapped(terminalWidth(os.Stdout))
+	})
+	t := root.UsageTemplate()
+	t = strings.ReplaceAll(t, ".LocalFlags.FlagUsages", "flagUsages .LocalFlags")
+	t = strings.ReplaceAll(t, ".InheritedFlags.FlagUsages", "flagUsages .InheritedFlags")
+	root.SetUsageTemplate(t)
 }
 
 // strictShells makes "completion SHELL" for a shell it has no script for

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report"
@@ -19,6 +20,7 @@ type statsOptions struct {
 	format string
 	color  string
 	brief  bool
+	fitFlags
 }
 
 func newStatsCmd(s *streams) *cobra.Command {
@@ -48,7 +50,7 @@ whole flow's); the header names the filter.`,
 			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
 				return err
 			}
-			return runStats(s, o, args)
+			return runStats(s, o, args, cmd.Flags())
 		},
 	}
 	f := cmd.Flags()
@@ -56,11 +58,12 @@ whole flow's); the header names the filter.`,
 	o.filterFlag.register(f, "count only matching datagrams and events, and their flows")
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	o.fitFlags.register(f)
 	f.BoolVarP(&o.brief, "brief", "b", false, "one line per flow (like tshark -z conv,udp): client, server, peer, player, duration, datagrams, bytes, RTT p50/p95, retransmissions, anomalies by severity")
 	return cmd
 }
 
-func runStats(s *streams, o *statsOptions, files []string) error {
+func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -107,7 +110,10 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	case o.format == "json":
 		err = st.WriteJSON(s.out)
 	case o.brief:
-		err = st.WriteBrief(s.out)
+		var width int
+		if width, err = o.columns(fl, s.out); err == nil {
+			err = st.WriteBriefWidth(s.out, width)
+		}
 	default:
 		err = st.WriteTable(s.out, report.NewPalette(on))
 	}
