@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -66,11 +66,11 @@ func runAnomalies(s *streams, o *anomaliesOptions, args []string, fl *pflag.Flag
 		if err != nil {
 			return err
 		}
-		return report.WriteAnomaliesTableWidth(s.out, report.NewPalette(on), codes, width)
+		return render.WriteAnomaliesTableWidth(s.out, render.NewPalette(on), codes, width)
 	case "json":
-		return report.WriteAnomaliesJSON(s.out, codes)
+		return render.WriteAnomaliesJSON(s.out, codes)
 	case "markdown":
-		return report.WriteAnomaliesMarkdown(s.out, codes)
+		return render.WriteAnomaliesMarkdown(s.out, codes)
 	}
 	return fmt.Errorf("--format must be table, json or markdown, not %q", o.format)
 }

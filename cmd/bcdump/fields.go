@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/fit"
+	"github.com/bcdump/bcdump/report/query"
 )
 
 func newFieldsCmd(s *streams) *cobra.Command {
@@ -36,7 +36,7 @@ messages.fields.files.name_hash. Hex fields (hashes, object ids, written
 }
 
 func runFields(s *streams, format string, o *fitFlags, fl *pflag.FlagSet) error {
-	fields := report.FieldSchema().Fields()
+	fields := query.FieldSchema().Fields()
 	switch format {
 	case "json":
 		type field struct {

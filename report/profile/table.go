@@ -12,8 +12,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // WriteJSON writes d as one indented JSON document.
@@ -56,7 +56,7 @@ type tbl struct {
 }
 
 func newTbl(w io.Writer, align []tw.Align, header ...any) *tbl {
-	return &tbl{t: report.NewTextTable(w, align, header...)}
+	return &tbl{t: stats.NewTextTable(w, align, header...)}
 }
 
 func (t *tbl) row(cells ...any) {

@@ -9,6 +9,8 @@
 // (Datagram), then the events the Dissector found (Finish), then written.
 // It keeps no per-datagram data: memory grows with servers, players, live
 // ship objects and timeline lines, all of them capped.
+//
+// It imports report/render, and dissect, checksum and transport below it.
 package story
 
 import (

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // The JSON document of one server (`bcdump session --format json` writes
@@ -140,7 +140,7 @@ func (a *Analyzer) Documents() []Document {
 
 // ts writes times as read's JSON does: nine fractional digits, so they sort
 // as text.
-func ts(t time.Time) string { return t.UTC().Format(report.TimeLayout) }
+func ts(t time.Time) string { return t.UTC().Format(render.TimeLayout) }
 
 func optTime(t time.Time) *string {
 	if t.IsZero() {
