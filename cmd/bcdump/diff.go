@@ -127,7 +127,7 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
-		lf := newLineFitter(s.out, width)
+		lf := newLineFitter(s.out, width, diffMarks)
 		if err = res.WriteText(lf); err == nil {
 			err = lf.Close()
 		}

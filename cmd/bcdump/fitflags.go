@@ -43,16 +43,27 @@ func (o *fitFlags) columns(fl *pflag.FlagSet, out io.Writer) (int, error) {
 }
 
 // lineFitter fits the text written through it to width columns, line by
-// line: diff lines (starting with a space, -, +, ~ or @) are cut with an
-// ellipsis, so that the markers stay in the first column; other lines
-// wrap at spaces. Close writes a last line without a newline.
+// line: lines that start with one of cutMarks are cut with an ellipsis
+// (diff lines, so that their markers stay in the first column; table
+// borders and rows), other lines wrap at spaces, under the text after
+// their label ("  time    ...") when they have one. Close writes a last
+// line without a newline.
 type lineFitter struct {
-	w       io.Writer
-	width   int
-	partial []byte
+	w        io.Writer
+	width    int
+	cutMarks string
+	partial  []byte
 }
 
-func newLineFitter(w io.Writer, width int) *lineFitter { return &lineFitter{w: w, width: width} }
+// The cutMarks of diff and of stats.
+const (
+	diffMarks  = " -+~@"
+	tableMarks = "+|"
+)
+
+func newLineFitter(w io.Writer, width int, cutMarks string) *lineFitter {
+	return &lineFitter{w: w, width: width, cutMarks: cutMarks}
+}
 
 func (f *lineFitter) Write(p []byte) (int, error) {
 	if f.width <= 0 {
@@ -72,11 +83,26 @@ func (f *lineFitter) Write(p []byte) (int, error) {
 }
 
 func (f *lineFitter) line(s string) error {
-	if s != "" && strings.ContainsRune(" -+~@", rune(s[0])) {
+	if s != "" && strings.ContainsRune(f.cutMarks, rune(s[0])) {
 		_, err := io.WriteString(f.w, fit.Cut(s, f.width)+"\n")
 		return err
 	}
-	return fit.Line(f.w, "", s, f.width)
+	return fit.Line(f.w, labelOf(s), s[len(labelOf(s)):], f.width)
+}
+
+// labelOf is the "  time    " of "  time    2026-...": indentation, one
+// word and the two or more spaces after it; "" when s has no such label.
+func labelOf(s string) string {
+	i := len(s) - len(strings.TrimLeft(s, " "))
+	j := strings.IndexByte(s[i:], ' ')
+	if j <= 0 || !strings.HasPrefix(s[i+j:], "  ") {
+		return ""
+	}
+	k := i + j
+	for k < len(s) && s[k] == ' ' {
+		k++
+	}
+	return s[:k]
 }
 
 // Close writes what is left.

@@ -117,7 +117,13 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 			err = st.WriteBriefWidth(s.out, width)
 		}
 	default:
-		err = st.WriteTable(s.out, render.NewPalette(on))
+		var width int
+		if width, err = o.columns(fl, s.out); err == nil {
+			lf := newLineFitter(s.out, width, tableMarks)
+			if err = st.WriteTable(lf, render.NewPalette(on)); err == nil {
+				err = lf.Close()
+			}
+		}
 	}
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ func TestWidth(t *testing.T) {
 		{"session", samplePcap},
 		{"session", battle},
 		{"stats", "-b", samplePcap, session2},
+		{"stats", samplePcap, session2},
 		{"fields"},
 		{"anomalies"},
 		{"diff", samplePcap, session2},

@@ -7,7 +7,8 @@
 // their Drop rank (the highest first; 0 is never dropped) until the rest
 // fits, then the last column wraps at spaces under itself; a line that
 // still does not fit is cut with an ellipsis. Widths count runes, as
-// tabwriter does.
+// tabwriter does; colour escapes count nothing (tabwriter counts them, so
+// the equality at width 0 holds for uncoloured cells, as bcdump's are).
 package fit
 
 import (
@@ -142,7 +143,35 @@ func cellOf(r []string, i int) string {
 	return ""
 }
 
-func runes(s string) int { return utf8.RuneCountInString(s) }
+// runes is the visible width of s: its runes, colour escapes (ESC [ ...
+// final byte, bcdump's own: text from captures has its controls escaped)
+// not counted.
+func runes(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			i = skipEscape(s, i)
+			continue
+		}
+		_, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+		n++
+	}
+	return n
+}
+
+// skipEscape returns the index after the escape that starts at s[i].
+func skipEscape(s string, i int) int {
+	j := i + 1
+	if j < len(s) && s[j] == '[' {
+		j++
+		for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+			j++
+		}
+		j++
+	}
+	return min(j, len(s))
+}
 
 // Words breaks s at spaces into lines of at most n runes; a longer word
 // stands alone.
@@ -163,16 +192,24 @@ func Words(s string, n int) []string {
 	return append(lines, line)
 }
 
-// Cut cuts s to width runes, the last one an ellipsis (0: no limit).
+// Cut cuts s to width runes, the last one an ellipsis (0: no limit); a
+// colour left open by the cut is reset.
 func Cut(s string, width int) string {
 	if width <= 0 || runes(s) <= width {
 		return s
 	}
-	i, n := 0, 0
+	i, n, escaped := 0, 0, false
 	for n < width-1 {
+		if s[i] == 0x1b {
+			i, escaped = skipEscape(s, i), true
+			continue
+		}
 		_, sz := utf8.DecodeRuneInString(s[i:])
 		i += sz
 		n++
+	}
+	if escaped {
+		return s[:i] + "…\x1b[0m"
 	}
 	return s[:i] + "…"
 }

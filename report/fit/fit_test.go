@@ -93,6 +93,9 @@ func TestLineAndCut(t *testing.T) {
 	if got := Cut("abcdéfgh", 5); got != "abcd…" {
 		t.Errorf("Cut = %q", got)
 	}
+	if got := Cut("ab\x1b[31mcdef\x1b[0m", 4); got != "ab\x1b[31mc…\x1b[0m" {
+		t.Errorf("Cut coloured = %q", got)
+	}
 	if got := Cut("abc", 0); got != "abc" {
 		t.Errorf("Cut no limit = %q", got)
 	}

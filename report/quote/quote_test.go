@@ -1,8 +1,11 @@
 package quote
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestName(t *testing.T) {
@@ -73,3 +76,39 @@ func TestJSON(t *testing.T) {
 }
 
 func mustMarshal(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// Whatever the input, the text forms hold no rune Printable rejects (but
+// the newlines EscapeLines keeps), and JSON stays JSON of the same value.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\x1b]0;x\x07", "\u202e\u2066\x9b\xff", "x\ny", `"\`, "\U000E0001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, out := range map[string]string{"Name": Name(s), "Escape": Escape(s), "String": String(s),
+			"Append": string(Append(nil, []byte(s))), "EscapeLines": EscapeLines(s)} {
+			for _, l := range strings.Split(out, "\n") {
+				if name != "EscapeLines" && l != out {
+					t.Fatalf("%s(%q) has a newline: %q", name, s, out)
+				}
+				if !Safe(l) {
+					t.Fatalf("%s(%q) = %q is not safe", name, s, out)
+				}
+			}
+		}
+		if !utf8.ValidString(s) {
+			return // encoding/json would write U+FFFD first
+		}
+		doc, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		esc := JSON(doc)
+		var back string
+		if err := json.Unmarshal(esc, &back); err != nil || back != s {
+			t.Fatalf("JSON(%s) = %s decodes to %q, %v", doc, esc, back, err)
+		}
+		if bytes.ContainsRune(esc, 0x7F) || !Safe(string(esc)) {
+			t.Fatalf("JSON(%s) = %s is not safe", doc, esc)
+		}
+	})
+}
