@@ -108,7 +108,7 @@ func TestNoRawControls(t *testing.T) {
 	jsonOut := map[string]bool{}
 	cases := [][]string{
 		{"read", capA},
-		{"read", "-v", capA},
+		{"read", "--width", "60", capA},
 		{"read", "-F", "hex", capA},
 		{"read", "-F", "json", capA},
 		{"read", capA, capB},
@@ -120,7 +120,9 @@ func TestNoRawControls(t *testing.T) {
 		{"stats", "-b", capA, capB},
 		{"stats", "-F", "json", capA},
 		{"session", capA},
-		{"session", "-v", capA},
+		{"session", "--width", "60", capA},
+		{"stats", "--width", "60", capA, capB},
+		{"diff", "--width", "60", capA, capB},
 		{"session", "-F", "json", capA},
 		{"session", notCap},
 		{"profile", capA},
@@ -151,7 +153,10 @@ func TestNoRawControls(t *testing.T) {
 	for _, args := range cases {
 		label := strings.ReplaceAll(strings.Join(args, " "), name, "NAME")
 		t.Run(label, func(t *testing.T) {
-			_, out, errs := runCLI(t, nil, args...)
+			code, out, errs := runCLI(t, nil, args...)
+			if strings.Contains(errs, "unknown flag") || strings.Contains(errs, "usage:") {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
 			if args[0] == "decrypt" {
 				out = "" // a capture
 			}
