@@ -140,6 +140,9 @@ func TestNoRawControls(t *testing.T) {
 		{"hash", "file", capA, missing},
 		{"manifest", "verify", manifest, game},
 		{"manifest", "verify", notCap, game},
+		{"manifest", "generate", game},
+		{"manifest", "generate", game, "-o", manifest + "2"},
+		{"manifest", "verify", manifest + "2", game},
 		{"decrypt", capA, "-w", filepath.Join(dir, "d.pcap")},
 		{"decrypt", missing, "-w", filepath.Join(dir, "d2.pcap")},
 	}

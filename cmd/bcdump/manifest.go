@@ -57,7 +57,7 @@ func runManifestGenerate(s *streams, gameDir, out, name string) error {
 	}
 	m.Meta.Name = name
 	if out == "" || out == "-" {
-		return m.Save(s.out)
+		return m.Save(quote.JSONWriter(s.out)) // file names as \u escapes, not raw controls
 	}
 	if err := m.SaveFile(out); err != nil {
 		return fmt.Errorf("manifest generate: %w", err)
@@ -121,6 +121,6 @@ func runManifestVerify(s *streams, manifest, gameDir string) error {
 		return &findingError{msg: fmt.Sprintf("%s differs from %s in %d places", gameDir, manifest, len(diffs))}
 	}
 	files, _ := manifestCounts(m)
-	fmt.Fprintf(s.err, "%s matches %s (%d rounds, %d files)\n", gameDir, manifest, len(m.Directories), files)
+	fmt.Fprintf(s.err, "%s matches %s (%d rounds, %d files)\n", quote.Name(gameDir), quote.Name(manifest), len(m.Directories), files)
 	return nil
 }
