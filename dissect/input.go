@@ -99,9 +99,26 @@ type Result struct {
 	Opened bool
 	// Ports is the game ports decoded (with what AutoPorts added).
 	Ports []uint16
-	// OtherPorts names, when nothing was on the game ports, the other UDP
-	// ports that carry BC traffic (without AutoPorts): which -p to give.
-	OtherPorts []uint16
+	// Unmatched, when nothing was on the game ports, says what the input
+	// held instead; nil when something was (or the Source cannot say).
+	Unmatched *Unmatched
+}
+
+// Unmatched is what an input without traffic on the game ports held.
+type Unmatched struct {
+	// Stats are the capture reader's counts (frames, UDP datagrams, those
+	// on other ports).
+	Stats capture.Stats
+	// ByPort counts the UDP datagrams on other ports by the lower of their
+	// two ports (the service's, mostly), for at most maxPortsCounted ports.
+	ByPort map[uint16]int
+	// Searched: the datagrams on other ports were looked at for BC traffic
+	// (not with AutoPorts, which looked already). BCPorts are the ports
+	// found carrying it (which -p to give); Examined is how many datagrams
+	// were looked at, at most maxOtherPorts.
+	Searched bool
+	BCPorts  []uint16
+	Examined int
 }
 
 // followTick is how long a followed pipe may be quiet before capture time
@@ -109,8 +126,11 @@ type Result struct {
 const followTick = 200 * time.Millisecond
 
 // maxOtherPorts bounds the datagrams on other ports examined for
-// Result.OtherPorts.
+// Unmatched.BCPorts.
 const maxOtherPorts = 20000
+
+// maxPortsCounted bounds the ports Unmatched.ByPort counts separately.
+const maxPortsCounted = 1024
 
 // Dissect decodes one input into sink: it opens the input and recognises
 // its format and a deciphered copy, finds the game ports with AutoPorts,
@@ -156,20 +176,13 @@ func Dissect(ctx context.Context, in Input, opt RunOptions, sink Sink) (res Resu
 		}
 	}
 
-	var others *otherPorts
-	copt := capture.Options{Ports: dopt.Ports}
-	if !dopt.AutoPorts {
-		others = &otherPorts{}
-		copt.OtherPort = others.add
-	}
-	src, err := openSource(in, copt)
+	others := &otherPorts{}
+	src, err := openSource(in, capture.Options{Ports: dopt.Ports, OtherPort: others.add})
 	if err != nil {
 		return res, err
 	}
 	res.Opened = true
-	if others != nil {
-		others.start(src, dopt.Plain || src.Plaintext())
-	}
+	others.start(src, dopt.Plain || src.Plaintext(), !dopt.AutoPorts)
 	dopt.Plain = dopt.Plain || src.Plaintext()
 
 	var fw *capture.Follow
@@ -204,9 +217,7 @@ func Dissect(ctx context.Context, in Input, opt RunOptions, sink Sink) (res Resu
 	if err := res.Session.Run(ctx, from, Chain(sinks...)); err != nil {
 		return res, err
 	}
-	if others != nil {
-		res.OtherPorts = others.found(dopt.Ports)
-	}
+	res.Unmatched = others.unmatched(dopt.Ports)
 	return res, nil
 }
 
@@ -262,36 +273,59 @@ func FindPorts(path string, opt Options) ([]uint16, error) {
 	return pf.Ports(opt.Ports), nil
 }
 
-// otherPorts looks for BC traffic on other UDP ports while an input is
-// decoded, as long as nothing has been seen on the game ports (and for at
-// most maxOtherPorts datagrams).
+// otherPorts watches the UDP on other ports while nothing has been seen on
+// the game ports: it counts the datagrams by port and (find) looks for BC
+// traffic among the first maxOtherPorts of them, for Result.Unmatched.
 type otherPorts struct {
-	r   interface{ Stats() capture.Stats }
-	pf  *PortFinder
-	fed int
+	r      interface{ Stats() capture.Stats }
+	pf     *PortFinder // nil unless find
+	fed    int
+	byPort map[uint16]int
 }
 
-func (o *otherPorts) start(src Source, plain bool) {
-	if r, ok := src.(interface{ Stats() capture.Stats }); ok {
-		o.r, o.pf = r, NewPortFinder(plain)
+func (o *otherPorts) start(src Source, plain, find bool) {
+	r, ok := src.(interface{ Stats() capture.Stats })
+	if !ok {
+		return
+	}
+	o.r = r
+	if find {
+		o.pf = NewPortFinder(plain)
 	}
 }
 
 func (o *otherPorts) add(p *capture.Packet) {
-	if o.pf == nil || o.fed >= maxOtherPorts || o.r.Stats().Matched > 0 {
+	if o.r == nil || o.r.Stats().Matched > 0 {
+		return
+	}
+	port := min(p.Src.Port(), p.Dst.Port())
+	if o.byPort == nil {
+		o.byPort = map[uint16]int{}
+	}
+	if _, ok := o.byPort[port]; ok || len(o.byPort) < maxPortsCounted {
+		o.byPort[port]++
+	}
+	if o.pf == nil || o.fed >= maxOtherPorts {
 		return
 	}
 	o.fed++
 	o.pf.Add(p)
 }
 
-// found returns the other ports seen carrying BC traffic when nothing was
-// on the game ports.
-func (o *otherPorts) found(ports []uint16) []uint16 {
-	if o.pf == nil || o.r.Stats().Matched > 0 {
+// unmatched is Result.Unmatched once the input has been read.
+func (o *otherPorts) unmatched(ports []uint16) *Unmatched {
+	if o.r == nil {
 		return nil
 	}
-	return o.pf.Ports(ports)
+	st := o.r.Stats()
+	if st.Matched > 0 {
+		return nil
+	}
+	u := &Unmatched{Stats: st, ByPort: o.byPort, Searched: o.pf != nil, Examined: o.fed}
+	if o.pf != nil {
+		u.BCPorts = o.pf.Ports(ports)
+	}
+	return u
 }
 
 // progressSink keeps a Progress up to date: bytes read and datagrams so

@@ -28,7 +28,7 @@ func (f *frames) Finish([]dissect.Event) error { return nil }
 
 // Dissect honours AutoPorts: a capture whose game port was moved decodes
 // as the original does, from a file or from stdin, and PortsFound hears
-// the port. Without AutoPorts nothing is decoded and OtherPorts names it.
+// the port. Without AutoPorts nothing is decoded and Unmatched names it.
 func TestDissectAutoPorts(t *testing.T) {
 	orig, err := os.ReadFile(filepath.Join("..", "testdata", "sample.pcap"))
 	if err != nil {
@@ -80,8 +80,8 @@ func TestDissectAutoPorts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(none.got) != 0 || !slices.Equal(res.OtherPorts, []uint16{23000}) {
-		t.Errorf("without AutoPorts: %d datagrams, other ports %v; want none and 23000", len(none.got), res.OtherPorts)
+	if len(none.got) != 0 || res.Unmatched == nil || !slices.Equal(res.Unmatched.BCPorts, []uint16{23000}) || res.Unmatched.ByPort[2655] != 27 {
+		t.Errorf("without AutoPorts: %d datagrams, unmatched %+v; want none, and 23000 named", len(none.got), res.Unmatched)
 	}
 }
 

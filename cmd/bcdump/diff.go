@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/diff"
@@ -22,6 +24,7 @@ type diffOptions struct {
 	retransmits bool
 	ignore      []string
 	prof        profileDiffFlags // --profile mode (profile_diff.go)
+	fitFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -51,10 +54,13 @@ names --manifest gives checksum hashes are labels, not compared.
 Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.prof.check(cmd.Flags()); err != nil {
+				return err
+			}
 			if o.prof.on {
 				return runProfileDiffCmd(s, o, args[0], args[1])
 			}
-			return runDiff(s, o, args[0], args[1])
+			return runDiff(s, o, args[0], args[1], cmd.Flags())
 		},
 	}
 	f := cmd.Flags()
@@ -67,10 +73,11 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
 	o.decodeFlags.registerInput(f)
 	o.prof.register(f)
+	o.fitFlags.register(f)
 	return cmd
 }
 
-func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
+func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -85,6 +92,10 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 		return fmt.Errorf("--unified must not be negative")
 	}
 	if err := diff.CheckIgnore(o.ignore); err != nil {
+		return err
+	}
+	width, err := o.columns(fl, s.out)
+	if err != nil {
 		return err
 	}
 	opt := diff.Options{Context: o.context, Addresses: o.addresses, Retransmits: o.retransmits, Ignore: o.ignore}
@@ -112,7 +123,10 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
-		err = res.WriteText(s.out)
+		lf := newLineFitter(s.out, width, diffMarks)
+		if err = res.WriteText(lf); err == nil {
+			err = lf.Close()
+		}
 	}
 	if err != nil {
 		return err
@@ -148,7 +162,11 @@ func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) 
 		return nil, err
 	}
 	defer f.Close()
-	trace, err := diff.IsTrace(sourceName(name), f)
+	br := bufio.NewReaderSize(f, 64<<10)
+	if err := notProfileDoc(br, sourceName(name)); err != nil {
+		return nil, err
+	}
+	trace, err := diff.IsTrace(sourceName(name), br)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -122,7 +121,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
 	if printing {
@@ -257,11 +256,8 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep dissect.
 		}
 		return res.Session, true, asInputError(err, true)
 	}
-	if found := res.OtherPorts; len(found) > 0 {
-		ps := portList(found)
-		s.noteOnce("bcdump: %s: nothing on the game %s %s, but UDP %s %s carries BC traffic: add -p %s (or -p auto)",
-			sourceName(name), plural(len(res.Ports), "port", "ports"), portList(res.Ports),
-			plural(len(found), "port", "ports"), ps, strings.ReplaceAll(ps, ",", " -p "))
+	if res.Unmatched != nil {
+		s.unmatched(name, res.Unmatched, res.Ports)
 	}
 	return res.Session, true, nil
 }
