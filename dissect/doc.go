@@ -37,8 +37,9 @@
 //     decoded as plaintext (Options.Plain is set for it).
 //   - Options.AutoPorts (-p auto) reads the input once more first, stdin
 //     kept in a temporary file for it, and adds the ports carrying BC
-//     traffic; without it, Result.OtherPorts names them when nothing was on
-//     the game ports.
+//     traffic. When nothing was on the game ports, Result.Unmatched says
+//     what the input held instead (without AutoPorts: which other ports
+//     carry BC traffic).
 //   - Serial or parallel: a file is decoded on every core (Mode Auto), a
 //     pipe serially; RunOptions.Follow reads a pipe like a live capture.
 //   - Progress: a meter the caller supplies is kept up to date.
