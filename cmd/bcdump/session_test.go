@@ -23,7 +23,7 @@ func TestSessionCLI(t *testing.T) {
 			"Server 127.0.0.1:22101",
 			`GameSpy   "OpenBC Server", map DM (Multiplayer.Episode.Mission1.Mission1), openplaying, 0/5 players`,
 			"  2     Bot0  127.0.0.1:38561  0.205   passed    0.221",
-			"  4     Bot2  127.0.0.1:39401  0.232   passed    0.243    0     -     still there",
+			"  4     Bot2  127.0.0.1:39401  0.232   passed    0.243    0     -     still connected",
 			"21.662  leave          Bot1 (peer 3) removed by the host",
 		}},
 		{"sample json", []string{"session", "-F", "json", samplePcap}, 0, []string{

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -93,6 +93,18 @@ type PlayerDoc struct {
 	Reliable         map[string]uint64  `json:"reliable"`
 	Retransmits      map[string]uint64  `json:"retransmits"`
 	RetransmitRatio  map[string]float64 `json:"retransmit_ratio"`
+	LeftText         string             `json:"left_text"` // left_how for people: "still connected", "timed out", ...
+	Verdict          VerdictDoc         `json:"verdict"`
+}
+
+// VerdictDoc is whether the player got into the game and, when not, the
+// cause the capture shows (the help topic verdicts lists the rules).
+type VerdictDoc struct {
+	Verdict string `json:"verdict"` // "entered", "never entered", "unknown"
+	Cause   string `json:"cause"`   // entered, already-connected, server-full, checksum-mismatch, booted, unacked-fragment, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended
+	Text    string `json:"text"`
+	Frames  []int  `json:"frames"` // the frames it rests on
+	Note    string `json:"note,omitempty"`
 }
 
 // ChecksumDoc is the handshake verdict.
@@ -125,6 +137,14 @@ type LineDoc struct {
 	OtherName   string  `json:"other_name,omitempty"`
 	Detail      string  `json:"detail,omitempty"`
 	Text        string  `json:"text"`
+	// Finding lines (event error or warn): the anomaly code and, unless
+	// --verbose, how many lines of one player, code and message kind the
+	// line stands for and the last of them.
+	Code      string   `json:"code,omitempty"`
+	Count     int      `json:"count,omitempty"`
+	LastTime  string   `json:"last_time,omitempty"`
+	LastT     *float64 `json:"last_t,omitempty"`
+	LastFrame int      `json:"last_frame,omitempty"`
 }
 
 // Documents returns one document per server, in order of first datagram.
@@ -196,17 +216,68 @@ func (a *Analyzer) document(s *server) Document {
 	for _, p := range s.players {
 		doc.Players = append(doc.Players, playerDoc(p))
 	}
-	lines := slices.Clone(s.timeline)
-	slices.SortStableFunc(lines, func(x, y entry) int { return x.t.Compare(y.t) })
-	for i := range lines {
-		e := &lines[i]
-		l := LineDoc{Time: ts(e.t), T: math.Round(e.t.Sub(a.first).Seconds()*1e6) / 1e6, Frame: e.frame,
+	for _, gl := range s.lines(a.opt.Verbose) {
+		e := gl.entry
+		l := LineDoc{Time: ts(e.t), T: a.secs(e.t), Frame: e.frame,
 			Event: e.kind.String(), Detail: e.detail, Text: e.text()}
+		if e.kind == evError || e.kind == evWarn {
+			l.Code = e.code.String()
+		}
+		if gl.count > 1 {
+			lt := a.secs(gl.lastT)
+			l.Count, l.LastTime, l.LastT, l.LastFrame = gl.count, ts(gl.lastT), &lt, gl.lastFrame
+			l.Text = a.groupText(&gl)
+		}
 		l.PeerID, l.Name = lineParty(e.p, e.who)
 		l.OtherPeerID, l.OtherName = lineParty(e.q, e.otherID)
 		doc.Timeline = append(doc.Timeline, l)
 	}
 	return doc
+}
+
+func (a *Analyzer) secs(t time.Time) float64 { return math.Round(t.Sub(a.first).Seconds()*1e6) / 1e6 }
+
+// groupText is a folded line for people: `payload-malformed x80 in
+// StateUpdate, 1.570-4.520 s, first: ... [Bot0 (peer 2)]`.
+func (a *Analyzer) groupText(l *line) string {
+	var b strings.Builder
+	b.WriteString(l.code.String())
+	b.WriteString(" x")
+	b.WriteString(strconv.Itoa(l.count))
+	if l.msgKind != "" {
+		b.WriteString(" in ")
+		b.WriteString(l.msgKind)
+	}
+	b.WriteString(", ")
+	b.WriteString(a.span(l.t, l.lastT))
+	b.WriteString(", first: ")
+	b.WriteString(l.findingMessage())
+	if l.p != nil {
+		b.WriteString(" [")
+		b.WriteString(l.p.label())
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// span is a time range in the chosen format: "1.570-4.520 s" relative.
+func (a *Analyzer) span(from, to time.Time) string {
+	if a.opt.Time == report.TimeRel || a.opt.Time == report.TimeDelta {
+		return a.when(from) + "-" + a.when(to) + " s"
+	}
+	return a.when(from) + " .. " + a.when(to)
+}
+
+// when is a time in the chosen format (-t): seconds since the first
+// datagram by default.
+func (a *Analyzer) when(t time.Time) string {
+	switch a.opt.Time {
+	case report.TimeAbs:
+		return t.UTC().Format("2006-01-02 15:04:05.000000")
+	case report.TimeEpoch:
+		return strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', 6, 64)
+	}
+	return strconv.FormatFloat(t.Sub(a.first).Seconds(), 'f', 3, 64)
 }
 
 // lineParty is the peer id and name of a line's player, or the bare id a
@@ -228,6 +299,12 @@ func playerDoc(p *player) PlayerDoc {
 		Slot: optInt(p.slot, p.slot >= 0), Team: optInt(p.team, p.team >= 0),
 		Left: optTime(p.leftT), LeftHow: p.leftHow.String(),
 		RTT: map[string]RTT{}, Reliable: map[string]uint64{}, Retransmits: map[string]uint64{}, RetransmitRatio: map[string]float64{},
+	}
+	v := p.verdict()
+	d.LeftText = p.leftHow.words()
+	d.Verdict = VerdictDoc{Verdict: v.Verdict, Cause: v.Cause, Text: v.Text, Frames: v.Frames, Note: v.Note}
+	if d.Verdict.Frames == nil {
+		d.Verdict.Frames = []int{}
 	}
 	word, text := p.hs.describe(p.already)
 	d.Checksum = ChecksumDoc{Verdict: word, Time: optTime(p.hs.t), Findings: p.hs.findings, Text: text}
@@ -294,8 +371,8 @@ func (a *Analyzer) WriteTable(w io.Writer) error {
 	return bw.Flush()
 }
 
-// rel is a time as seconds since the first datagram, as `read` shows it.
-func (a *Analyzer) rel(s *string) string {
+// at is a JSON time in the chosen format, "-" for none.
+func (a *Analyzer) at(s *string) string {
 	if s == nil {
 		return "-"
 	}
@@ -303,12 +380,34 @@ func (a *Analyzer) rel(s *string) string {
 	if err != nil {
 		return *s
 	}
-	return strconv.FormatFloat(t.Sub(a.first).Seconds(), 'f', 3, 64)
+	return a.when(t)
+}
+
+// unit follows a time in the chosen format.
+func (a *Analyzer) unit() string {
+	if a.opt.Time == report.TimeRel || a.opt.Time == report.TimeDelta {
+		return " s"
+	}
+	return ""
+}
+
+const (
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+)
+
+func (a *Analyzer) paint(code, s string) string {
+	if !a.opt.Color {
+		return s
+	}
+	return code + s + ansiReset
 }
 
 func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	sv := &doc.Server
-	fmt.Fprintf(w, "Server %s (%s .. %s)\n", sv.Address, sv.FirstSeen, sv.LastSeen)
+	fmt.Fprintf(w, "Server %s (%s .. %s%s; the capture starts %s)\n", sv.Address, a.when(s.first), a.when(s.last), a.unit(), ts(a.first))
 	if g := sv.GameSpy; g != nil {
 		players := "?"
 		if g.Players != nil {
@@ -317,8 +416,8 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if g.MaxPlayers != nil {
 			players += "/" + strconv.Itoa(*g.MaxPlayers)
 		}
-		fmt.Fprintf(w, "  GameSpy   %q, map %s (%s), %s, %s players (status reply, frame %d at %s)\n",
-			g.Hostname, g.Map, g.Mission, g.GameType, players, g.Frame, a.rel(&g.Time))
+		fmt.Fprintf(w, "  GameSpy   %q, map %s (%s), %s, %s players (status reply, frame %d at %s%s)\n",
+			g.Hostname, g.Map, g.Mission, g.GameType, players, g.Frame, a.at(&g.Time), a.unit())
 	} else {
 		fmt.Fprintln(w, "  GameSpy   no status reply captured")
 	}
@@ -337,13 +436,13 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if p.PeerID != nil {
 			peer = strconv.Itoa(*p.PeerID)
 		}
-		joined := a.rel(p.Joined)
+		joined := a.at(p.Joined)
 		if p.AlreadyConnected {
 			joined = "already connected"
 		}
-		left := "still there"
+		left := p.LeftText
 		if p.Left != nil {
-			left = a.rel(p.Left) + " " + p.LeftHow
+			left = a.at(p.Left) + " " + p.LeftText
 		}
 		kds := "-"
 		if p.Kills != nil {
@@ -353,8 +452,12 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if r := p.RTT["s2c"]; r.Samples > 0 {
 			rtt = fmt.Sprintf("%s/%s", fmtMS(r.P50), fmtMS(r.P95))
 		}
+		entered := a.at(p.Entered)
+		if p.Entered == nil && p.Verdict.Verdict == VerdictNeverEntered {
+			entered = "never"
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", peer, orDash(p.Name), p.Address, joined,
-			p.Checksum.Verdict, a.rel(p.Entered), optStr(p.Team), derefOr(p.Ship), left, kds, rtt,
+			p.Checksum.Verdict, entered, optStr(p.Team), derefOr(p.Ship), left, kds, rtt,
 			pct(p.RetransmitRatio["c2s"])+"/"+pct(p.RetransmitRatio["s2c"]))
 		if p.Checksum.Text != p.Checksum.Verdict && p.Checksum.Verdict != "not-seen" {
 			notes = append(notes, fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text))
@@ -369,18 +472,87 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	}
 	fmt.Fprintln(w, "  (RTT: the host's reliable messages to the player, first send to its ACK; RETX: resent copies per first send)")
 
+	if len(doc.Players) > 0 {
+		fmt.Fprintln(w, "\nVerdicts")
+		for _, p := range doc.Players {
+			a.writeVerdict(w, p)
+		}
+	}
+
 	more := ""
 	if doc.TimelineOmitted > 0 {
 		more = fmt.Sprintf("; %d more not kept, %d of them errors", doc.TimelineOmitted, doc.TimelineOmittedErrors)
+	}
+	folded := 0
+	for _, l := range doc.Timeline {
+		if l.Count > 1 {
+			folded += l.Count - 1
+		}
+	}
+	if folded > 0 {
+		more += fmt.Sprintf("; %d repeated findings folded, --verbose shows every line", folded)
 	}
 	fmt.Fprintf(w, "\nTimeline (%d lines%s)\n", len(doc.Timeline), more)
 	width := 0
 	for _, l := range doc.Timeline {
 		width = max(width, len(l.Event))
 	}
+	var prev time.Time
 	for _, l := range doc.Timeline {
-		fmt.Fprintf(w, "  %10.3f  %-*s  %s\n", l.T, width, l.Event, l.Text)
+		t, _ := time.Parse(time.RFC3339Nano, l.Time)
+		var when string
+		if a.opt.Time == report.TimeDelta {
+			d := 0.0
+			if !prev.IsZero() {
+				d = t.Sub(prev).Seconds()
+			}
+			when = strconv.FormatFloat(d, 'f', 3, 64)
+		} else {
+			when = a.when(t)
+		}
+		prev = t
+		ev := fmt.Sprintf("%-*s", width, l.Event)
+		switch l.Event {
+		case "error":
+			ev = a.paint(ansiRed, ev)
+		case "warn":
+			ev = a.paint(ansiYellow, ev)
+		}
+		fmt.Fprintf(w, "  %10s  %s  %s\n", when, ev, l.Text)
 	}
+}
+
+// writeVerdict writes one player's verdict and the frames it rests on.
+func (a *Analyzer) writeVerdict(w io.Writer, p PlayerDoc) {
+	v := p.Verdict
+	word := v.Verdict
+	switch v.Verdict {
+	case VerdictEntered:
+		word = a.paint(ansiGreen, word)
+	case VerdictNeverEntered:
+		word = a.paint(ansiRed, word)
+	}
+	fmt.Fprintf(w, "  %s: %s", labelOf(p), word)
+	if v.Cause == CauseEntered && p.Entered != nil {
+		fmt.Fprintf(w, " at %s%s", a.at(p.Entered), a.unit())
+	}
+	if v.Cause != CauseEntered {
+		fmt.Fprintf(w, " (%s): %s", v.Cause, v.Text)
+	}
+	if len(v.Frames) > 0 {
+		fmt.Fprintf(w, " [frame%s %s]", plural(len(v.Frames)), framesText(v.Frames))
+	}
+	fmt.Fprintln(w)
+	if v.Note != "" {
+		fmt.Fprintf(w, "    note: %s\n", v.Note)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func labelOf(p PlayerDoc) string {
