@@ -18,6 +18,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -52,7 +53,8 @@ type Analyzer struct {
 	first, end time.Time
 	seen       bool
 
-	opt Options
+	opt     Options
+	players *filter.Filter // session.* -Y: the players told
 }
 
 // Options change how the story is told.

@@ -151,9 +151,25 @@ type LineDoc struct {
 func (a *Analyzer) Documents() []Document {
 	docs := make([]Document, 0, len(a.servers))
 	for _, s := range a.servers {
-		docs = append(docs, a.document(s))
+		if doc := a.document(s); a.players == nil || len(doc.Players) > 0 {
+			docs = append(docs, doc)
+		}
 	}
 	return docs
+}
+
+// NeverEntered lists the players (of every server, whatever the player
+// filter keeps) whose verdict is "never entered", for --fail-on join.
+func (a *Analyzer) NeverEntered() []string {
+	var out []string
+	for _, s := range a.servers {
+		for _, p := range s.players {
+			if p.verdict().Verdict == VerdictNeverEntered {
+				out = append(out, p.label())
+			}
+		}
+	}
+	return out
 }
 
 // ts writes times as read's JSON does: nine fractional digits, so they sort
@@ -213,11 +229,23 @@ func (a *Analyzer) document(s *server) Document {
 			doc.Server.Settings.Mission.Started = ""
 		}
 	}
+	var dropped map[*player]bool
 	for _, p := range s.players {
-		doc.Players = append(doc.Players, playerDoc(p))
+		pd := playerDoc(p)
+		if !a.keep(doc.Server.Address, &pd) {
+			if dropped == nil {
+				dropped = make(map[*player]bool)
+			}
+			dropped[p] = true
+			continue
+		}
+		doc.Players = append(doc.Players, pd)
 	}
 	for _, gl := range s.lines(a.opt.Verbose) {
 		e := gl.entry
+		if e.p != nil && dropped[e.p] {
+			continue
+		}
 		l := LineDoc{Time: ts(e.t), T: a.secs(e.t), Frame: e.frame,
 			Event: e.kind.String(), Detail: e.detail, Text: e.text()}
 		if e.kind == evError || e.kind == evWarn {
@@ -358,12 +386,20 @@ func (a *Analyzer) WriteTable(w io.Writer) error {
 	if len(a.servers) == 0 {
 		fmt.Fprintln(bw, "No game server traffic in the capture.")
 	}
-	for i, s := range a.servers {
-		if i > 0 {
+	n := 0
+	for _, s := range a.servers {
+		doc := a.document(s)
+		if a.players != nil && len(doc.Players) == 0 {
+			continue
+		}
+		if n > 0 {
 			fmt.Fprintln(bw)
 		}
-		doc := a.document(s)
+		n++
 		a.writeServer(bw, s, &doc)
+	}
+	if a.players != nil && n == 0 && len(a.servers) > 0 {
+		fmt.Fprintf(bw, "No player matches %s.\n", a.players)
 	}
 	if a.dropped > 0 {
 		fmt.Fprintf(bw, "\n%d datagrams of servers past the first %d were not analyzed.\n", a.dropped, MaxServers)
