@@ -94,7 +94,11 @@ type PlayerDoc struct {
 	Retransmits      map[string]uint64  `json:"retransmits"`
 	RetransmitRatio  map[string]float64 `json:"retransmit_ratio"`
 	LeftText         string             `json:"left_text"` // left_how for people: "still connected", "timed out", ...
-	Verdict          VerdictDoc         `json:"verdict"`
+	// joined, entered and left as seconds since the capture's first datagram.
+	JoinedT  *float64   `json:"joined_t"`
+	EnteredT *float64   `json:"entered_t"`
+	LeftT    *float64   `json:"left_t"`
+	Verdict  VerdictDoc `json:"verdict"`
 }
 
 // VerdictDoc is whether the player got into the game and, when not, the
@@ -232,6 +236,7 @@ func (a *Analyzer) document(s *server) Document {
 	var dropped map[*player]bool
 	for _, p := range s.players {
 		pd := playerDoc(p)
+		pd.JoinedT, pd.EnteredT, pd.LeftT = a.optSecs(p.joinT), a.optSecs(p.enteredT), a.optSecs(p.leftT)
 		if !a.keep(doc.Server.Address, &pd) {
 			if dropped == nil {
 				dropped = make(map[*player]bool)
@@ -261,6 +266,14 @@ func (a *Analyzer) document(s *server) Document {
 		doc.Timeline = append(doc.Timeline, l)
 	}
 	return doc
+}
+
+func (a *Analyzer) optSecs(t time.Time) *float64 {
+	if t.IsZero() {
+		return nil
+	}
+	v := a.secs(t)
+	return &v
 }
 
 func (a *Analyzer) secs(t time.Time) float64 { return math.Round(t.Sub(a.first).Seconds()*1e6) / 1e6 }
