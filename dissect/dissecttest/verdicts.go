@@ -13,7 +13,7 @@ import (
 // Verdict names the scenarios of VerdictScenario.
 var Verdicts = []string{
 	"unacked-fragment", "server-full", "booted", "client-disconnected",
-	"capture-ended", "checksum-unanswered",
+	"capture-ended", "checksum-unanswered", "timed-out",
 }
 
 // VerdictScenario returns the scenario of a rule, or false for a name
@@ -28,6 +28,8 @@ var Verdicts = []string{
 //   - client-disconnected: the client answers round 0 and disconnects.
 //   - capture-ended: the client answers round 0; the capture stops.
 //   - checksum-unanswered: the client never answers round 0.
+//   - timed-out: the client answers round 0, the host ACKs it and then
+//     sends only PeerInfo keepalives for 60 s (peer-timeout).
 func VerdictScenario(name string) (*Session, bool) {
 	ms := time.Millisecond
 	round0 := "02 01 32 1A 80 00 00 21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8 00"
@@ -64,6 +66,15 @@ func VerdictScenario(name string) (*Session, bool) {
 		s := connectPrefix()
 		s.AddHex(40*ms, true, round0)
 		s.AddHex(30*ms, false, "01 01 01 00 00 00")
+		return s, true
+	case "timed-out":
+		s := connectPrefix()
+		s.AddHex(40*ms, true, round0)
+		s.AddHex(30*ms, false, "01 02 01 00 00 00 01 01 00 02 00 16 C0 01 00 02 0A 0A 0A EF 43 00 61 00 64 00 79 00 32 00 00 00")
+		keepalive := mustHex("01 01 00 16 C0 01 00 02 0A 0A 0A EF 43 00 61 00 64 00 79 00 32 00 00 00")
+		for range 12 {
+			s.Add(5*time.Second, false, keepalive)
+		}
 		return s, true
 	case "checksum-unanswered":
 		s := connectPrefix()

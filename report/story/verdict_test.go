@@ -38,6 +38,8 @@ func TestVerdictRules(t *testing.T) {
 			[]string{"checksum mismatch in round 0 (directory scripts/)", "scripts/App.pyc content hash 0xF8A0A768, manifest 0xF8A0A740",
 				"BootPlayer (checksum failed)"}, []int{2, 4, 5}},
 		{"checksum-kick", false, VerdictNeverEntered, CauseBooted, []string{"booted by the host: checksum failed (reason 4)"}, []int{5}},
+		{"timed-out", false, VerdictNeverEntered, CauseTimedOut,
+			[]string{"the client went silent before entering the game (checksum round 0 answered)"}, nil},
 		{"peer-timeout", false, VerdictNeverEntered, CauseChecksumUnanswered, []string{"never answered; then it timed out"}, nil},
 		{"sample", false, VerdictEntered, CauseEntered, []string{"entered the game"}, nil},
 	}
@@ -93,5 +95,16 @@ func TestVerdictRules(t *testing.T) {
 				t.Log("\n" + tbl.String())
 			}
 		})
+	}
+}
+
+// Seed 001's stock bug where the client still gets in (the bug is
+// harmless there): entered, with the bug as the verdict's note.
+func TestVerdictEnteredDespiteFragmentBug(t *testing.T) {
+	doc := one(t, analyze(t, sessionPcap(t, dissecttest.Seed001(dissecttest.Seed001FragmentAcks)), dissect.Options{}))
+	v := doc.Players[0].Verdict
+	if v.Verdict != VerdictEntered || !strings.Contains(v.Note, "unacked-fragment bug: its checksum round 2 answer") ||
+		!strings.Contains(v.Note, "(frames 10, 13, 14, ") {
+		t.Errorf("verdict %+v", v)
 	}
 }
