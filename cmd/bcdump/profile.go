@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/profile"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 type profileOptions struct {
@@ -75,7 +75,7 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	tf, err := report.ParseTimeFormat(o.timeFmt)
+	tf, err := render.ParseTimeFormat(o.timeFmt)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/story"
 )
 
@@ -78,7 +79,7 @@ func (o *sessionOptions) sessionFilter() (datagrams, players *filter.Filter, err
 	if o.expr == "" {
 		return nil, nil, nil
 	}
-	f, err := filter.Compile(o.expr, story.Schema{Schema: report.FieldSchema()})
+	f, err := filter.Compile(o.expr, story.Schema{Schema: query.FieldSchema()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +103,7 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if fl.Changed("time-format") && o.format == "json" {
 		return fmt.Errorf("-t changes the times of the table format; -F json has time and t always")
 	}
-	tf, err := report.ParseTimeFormat(o.timeFmt)
+	tf, err := render.ParseTimeFormat(o.timeFmt)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // WriteJSON writes d as one indented JSON document.
@@ -23,7 +24,7 @@ func (d *Doc) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
 type TableOptions struct {
 	// Time is how the capture's and the flows' first and last times read
 	// (-t): seconds since the capture's first datagram by default.
-	Time  report.TimeFormat
+	Time  render.TimeFormat
 	Color bool // bold headings
 }
 
@@ -43,7 +44,7 @@ func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 	if d.First != nil {
 		t0, _ = time.Parse(time.RFC3339Nano, *d.First)
 		start := ""
-		if o.Time != report.TimeAbs && o.Time != report.TimeEpoch {
+		if o.Time != render.TimeAbs && o.Time != render.TimeEpoch {
 			start = "; the capture starts " + *d.First
 		}
 		fmt.Fprintf(bw, "Time:     %s .. %s (%s%s)\n", when(*d.First, t0, o.Time), when(*d.Last, t0, o.Time), fmtMs(d.DurationMs), start)
@@ -69,15 +70,15 @@ func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 
 // when is a time of the document (RFC 3339) as -t asks: seconds since t0
 // (rel, delta), the date and time of day in UTC (abs), or epoch seconds.
-func when(s string, t0 time.Time, f report.TimeFormat) string {
+func when(s string, t0 time.Time, f render.TimeFormat) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil || t0.IsZero() {
 		return s
 	}
 	switch f {
-	case report.TimeAbs:
+	case render.TimeAbs:
 		return t.UTC().Format("2006-01-02 15:04:05.000000")
-	case report.TimeEpoch:
+	case render.TimeEpoch:
 		return strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', 6, 64)
 	}
 	return strconv.FormatFloat(t.Sub(t0).Seconds(), 'f', 3, 64) + " s"
@@ -90,7 +91,7 @@ type tbl struct {
 }
 
 func newTbl(w io.Writer, align []tw.Align, header ...any) *tbl {
-	return &tbl{t: report.NewTextTable(w, align, header...)}
+	return &tbl{t: stats.NewTextTable(w, align, header...)}
 }
 
 func (t *tbl) row(cells ...any) {

@@ -9,6 +9,8 @@
 // (Datagram), then the events the Dissector found (Finish), then written.
 // It keeps no per-datagram data: memory grows with servers, players, live
 // ship objects and timeline lines, all of them capped.
+//
+// It imports report/render, and dissect, checksum and transport below it.
 package story
 
 import (
@@ -17,8 +19,8 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -60,15 +62,15 @@ type Analyzer struct {
 // Options change how the story is told.
 type Options struct {
 	Verbose bool              // every timeline line: no folding of repeated findings
-	Time    report.TimeFormat // how the text shows times (the JSON has RFC 3339 and t)
+	Time    render.TimeFormat // how the text shows times (the JSON has RFC 3339 and t)
 	Color   bool              // colour the text's verdicts and findings
 }
 
 // SetOptions sets how the story is told.
 func (a *Analyzer) SetOptions(o Options) { a.opt = o }
 
-// SetTimeFormat sets the text's time format (-t; report.TimeFormatter).
-func (a *Analyzer) SetTimeFormat(f report.TimeFormat) { a.opt.Time = f }
+// SetTimeFormat sets the text's time format (-t; render.TimeFormatter).
+func (a *Analyzer) SetTimeFormat(f render.TimeFormat) { a.opt.Time = f }
 
 // New returns an empty Analyzer.
 func New() *Analyzer {

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // The JSON document of one server (`bcdump session --format json` writes
@@ -178,7 +178,7 @@ func (a *Analyzer) NeverEntered() []string {
 
 // ts writes times as read's JSON does: nine fractional digits, so they sort
 // as text.
-func ts(t time.Time) string { return t.UTC().Format(report.TimeLayout) }
+func ts(t time.Time) string { return t.UTC().Format(render.TimeLayout) }
 
 func optTime(t time.Time) *string {
 	if t.IsZero() {
@@ -303,7 +303,7 @@ func (a *Analyzer) groupText(l *line) string {
 
 // span is a time range in the chosen format: "1.570-4.520 s" relative.
 func (a *Analyzer) span(from, to time.Time) string {
-	if a.opt.Time == report.TimeRel || a.opt.Time == report.TimeDelta {
+	if a.opt.Time == render.TimeRel || a.opt.Time == render.TimeDelta {
 		return a.when(from) + "-" + a.when(to) + " s"
 	}
 	return a.when(from) + " .. " + a.when(to)
@@ -313,9 +313,9 @@ func (a *Analyzer) span(from, to time.Time) string {
 // datagram by default.
 func (a *Analyzer) when(t time.Time) string {
 	switch a.opt.Time {
-	case report.TimeAbs:
+	case render.TimeAbs:
 		return t.UTC().Format("2006-01-02 15:04:05.000000")
-	case report.TimeEpoch:
+	case render.TimeEpoch:
 		return strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', 6, 64)
 	}
 	return strconv.FormatFloat(t.Sub(a.first).Seconds(), 'f', 3, 64)
@@ -434,7 +434,7 @@ func (a *Analyzer) at(s *string) string {
 
 // unit follows a time in the chosen format.
 func (a *Analyzer) unit() string {
-	if a.opt.Time == report.TimeRel || a.opt.Time == report.TimeDelta {
+	if a.opt.Time == render.TimeRel || a.opt.Time == render.TimeDelta {
 		return " s"
 	}
 	return ""
@@ -550,7 +550,7 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	for _, l := range doc.Timeline {
 		t, _ := time.Parse(time.RFC3339Nano, l.Time)
 		var when string
-		if a.opt.Time == report.TimeDelta {
+		if a.opt.Time == render.TimeDelta {
 			d := 0.0
 			if !prev.IsZero() {
 				d = t.Sub(prev).Seconds()

@@ -8,6 +8,8 @@
 // The package is a leaf: it imports nothing of bcdump, so the wire codec,
 // the checksum analyzer, the capture reader and the dissector can all use it
 // without pointing imports the wrong way.
+//
+// It imports nothing of bcdump: every layer imports it.
 package anomaly
 
 import (
