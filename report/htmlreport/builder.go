@@ -58,6 +58,7 @@ type Builder struct {
 	errLadders     int
 	laddersOmitted int
 	pending        map[msgKey][]msgRef // ladder messages not yet ACKed
+	ackedInLadder  map[msgKey]int      // ladder messages ACKed, by the ACK's frame: their later resends were ACKed too
 
 	rows        []AnomalyRow
 	rowsOmitted int
@@ -384,6 +385,10 @@ func (b *Builder) acked(fs *flowState, frame0, msg0, by int) {
 			b.ladders[r.ladder].Datagrams[r.dg].Msgs[r.msg].AckedBy = by
 		}
 		delete(b.pending, k)
+		if b.ackedInLadder == nil {
+			b.ackedInLadder = make(map[msgKey]int)
+		}
+		b.ackedInLadder[k] = by
 	}
 	for i := range fs.ring {
 		s := &fs.ring[i]
@@ -421,7 +426,11 @@ func (b *Builder) addDg(li int, s *snap) {
 			} else {
 				k0 := key0(s.frame, j, sm)
 				k := msgKey{b.epoch, k0[0], k0[1]}
-				b.pending[k] = append(b.pending[k], msgRef{li, len(l.Datagrams), len(dg.Msgs)})
+				if by, ok := b.ackedInLadder[k]; ok {
+					lm.AckedBy = by // a resend of a message already ACKed
+				} else {
+					b.pending[k] = append(b.pending[k], msgRef{li, len(l.Datagrams), len(dg.Msgs)})
+				}
 			}
 		}
 		dg.Msgs = append(dg.Msgs, lm)

@@ -40,13 +40,21 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 		"flowOf":     flowOf,
 		"durationOf": durationOf,
 		"relSpan":    relSpan,
-		"boolStr":    boolStr,
-		"players":    headRows[story.PlayerDoc],
-		"lines":      headRows[story.LineDoc],
-		"anomalies":  headRows[AnomalyRow],
-		"more":       moreRows,
-		"ladderPx":   func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
-		"relT":       relT,
+		"relOf": func(d *Data, s string) string {
+			t0, err0 := time.Parse(time.RFC3339Nano, d.First)
+			t, err1 := time.Parse(time.RFC3339Nano, s)
+			if err0 != nil || err1 != nil {
+				return s
+			}
+			return "at " + fmtSecs(t.Sub(t0).Seconds())
+		},
+		"boolStr":   boolStr,
+		"players":   headRows[story.PlayerDoc],
+		"lines":     headRows[story.LineDoc],
+		"anomalies": headRows[AnomalyRow],
+		"more":      moreRows,
+		"ladderPx":  func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
+		"relT":      relT,
 		"verdictClass": func(v string) string {
 			switch v {
 			case story.VerdictEntered:
