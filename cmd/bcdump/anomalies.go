@@ -26,7 +26,7 @@ reassembly, checksum, payload, capture, limit), where it is reported
 (on the datagram, or later as an event) and what it means.
 
 Arguments narrow the list to those codes or groups.
-Formats: table, json (one array), markdown (the README's table).`,
+Formats: table, json (one array), markdown (the table of bcdump help anomalies).`,
 		Example: `  bcdump anomalies
   bcdump anomalies checksum
   bcdump anomalies -F json | jq -r '.[] | select(.severity == "error") | .code'`,

@@ -41,12 +41,12 @@ still read (exit 2 at the end). A pipe (tcpdump -U -w - | bcdump read -)
 is shown as it arrives. -p auto finds BC traffic on other ports; --plain
 decodes payloads deciphered already (decrypt -w copies are recognised).
 
-Formats: table (one line per datagram), json (JSON Lines, see README),
+Formats: table (one line per datagram), json (JSON Lines, see bcdump help json),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).
 
 -Y shows only the records a display filter selects (bcdump fields lists the
-fields; README "Display filters"). The filter applies after full decoding
+fields; bcdump help filters). The filter applies after full decoding
 and flow tracking, so retransmits, RTTs and anomalies are marked as without
 it. -c ends the read after N records; the end-of-capture summary is then
 left out. -C adds the N datagrams before and after each match in its flow,
@@ -283,7 +283,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 	so := dissect.SessionOptions{Options: opt, Mode: dissect.Serial}
 	if _, size := r.Progress(); size >= 0 {
 		// A file is read ahead: the Session's Auto then decodes and renders
-		// on every core (README "Serial or parallel"). A pipe is serial:
+		// on every core (bcdump help performance, "Serial or parallel"). A pipe is serial:
 		// a datagram must not wait for the packets after it.
 		so.Mode = dissect.Auto
 	}

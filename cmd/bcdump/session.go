@@ -49,7 +49,7 @@ the session.* fields (session.verdict, session.cause, session.name, ...)
 lists only the matching players instead.
 --fail-on join exits 1 when a player never entered the game.
 Formats: table (text), json (one JSON document per server, one per line;
-see README).`,
+see bcdump help session; bcdump help verdicts lists the verdict rules).`,
 		Example: `  bcdump session capture.pcap
   bcdump session -Y 'session.verdict == "never entered"' capture.pcap
   bcdump session --fail-on join -F json capture.pcap`,

@@ -39,7 +39,7 @@ Several files are added up; each flow names the file it came from. A
 directory stands for every capture under it, in name order. A capture that
 cannot be read is reported and listed under "Skipped" (or "Cut off", counted
 up to the damage), the others are summarized, and the exit status is 2.
-Formats: table (text tables), json (one JSON document, see README).
+Formats: table (text tables), json (one JSON document, see bcdump help stats).
 --brief prints one line per flow instead, like tshark -z conv,udp.
 
 -Y counts only the datagrams and events a display filter selects, and lists

@@ -8,8 +8,8 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// The anomaly registry as `bcdump anomalies` prints it. The README's
-// table is the markdown form (a test keeps the two equal), so what users
+// The anomaly registry as `bcdump anomalies` prints it. The table of
+// bcdump help anomalies is the markdown form (a test keeps the two equal), so what users
 // read and what the binary raises come from the same rows.
 
 // WriteAnomaliesTable prints one row per code: name, severity, group,
@@ -73,7 +73,7 @@ func wrapWords(s string, n int) []string {
 }
 
 // WriteAnomaliesJSON prints the registry as one JSON array; its keys are
-// part of the JSON contract (README).
+// part of the JSON contract (bcdump help anomalies).
 func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
 	b := []byte("[")
 	for i, in := range codes {
@@ -106,7 +106,7 @@ func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
 	return err
 }
 
-// WriteAnomaliesMarkdown prints the README's anomaly table: meaning and
+// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies: meaning and
 // detail together.
 func WriteAnomaliesMarkdown(w io.Writer, codes []anomaly.Info) error {
 	var b strings.Builder

@@ -480,7 +480,7 @@ const (
 	eventPlayerRemove = 0x00060005
 )
 
-// Field access: the decoders' keys are the README's contract.
+// Field access: the decoders' keys are a contract (bcdump help json).
 
 func intField(fs *game.Fields, name string) (int64, bool) {
 	f, ok := fs.Get(name)
