@@ -371,7 +371,7 @@ func TestPeerTimeout(t *testing.T) {
 // the same player, code and message kind (a flood is one line).
 func TestTimelineFolded(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(testdata, "captures", "*.pcap"))
-	paths = append(paths, filepath.Join(testdata, "sample.pcap"))
+	paths = append(paths, filepath.Join(testdata, "sample.pcap"), filepath.Join(testdata, "unacked-fragment.pcap"))
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			for _, doc := range analyze(t, readFile(t, path), dissect.Options{}).Documents() {

@@ -343,7 +343,7 @@ func playerDoc(p *player) PlayerDoc {
 	}
 	v := p.verdict()
 	d.LeftText = p.leftHow.words()
-	d.Verdict = VerdictDoc{Verdict: v.Verdict, Cause: v.Cause, Text: v.Text, Frames: v.Frames, Note: v.Note}
+	d.Verdict = VerdictDoc(v)
 	if d.Verdict.Frames == nil {
 		d.Verdict.Frames = []int{}
 	}
