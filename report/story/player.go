@@ -30,6 +30,7 @@ type player struct {
 	hs         handshake
 	enteredT   time.Time // NewPlayerInGame
 	enterFrame int
+	stateFrame int // the client's first StateUpdate
 
 	slot, team int // -1 unknown
 	ship       string

@@ -348,6 +348,9 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 			}
 			continue
 		case transport.TypeData:
+			if p.stateFrame == 0 && di == 0 && !tm.Fragment && len(tm.Payload) > 0 && tm.Payload[0] == opStateUpdate {
+				p.stateFrame = d.Frame
+			}
 			if !m.Track.Retransmit && !tm.Fragment && len(tm.Payload) > 0 && storyOpcode[tm.Payload[0]] {
 				s.payload(d, p, &m.Payload, false)
 			}
@@ -458,6 +461,7 @@ const (
 	opBootPlayer       = 0x04
 	opDestroyObj       = 0x14
 	opDeletePlayerAnim = 0x18
+	opStateUpdate      = 0x1C
 	opChecksumReq      = 0x20
 	opChecksumResp     = 0x21
 	opChecksumFailA    = 0x22

@@ -288,6 +288,9 @@ func TestMidGame(t *testing.T) {
 		if !p.AlreadyConnected || p.Joined != nil || p.Checksum.Verdict != "not-seen" || p.PeerID == nil || *p.PeerID != i+2 {
 			t.Errorf("player %d: %+v", i, rowOf(p))
 		}
+		if p.Verdict.Verdict != VerdictEntered || p.Verdict.Cause != CauseAlreadyInGame || len(p.Verdict.Frames) != 1 {
+			t.Errorf("player %d verdict %+v", i, p.Verdict)
+		}
 		if want := "Bot" + string(rune('0'+i)); p.Name != want {
 			t.Errorf("player %d name %q, want %q", i, p.Name, want)
 		}

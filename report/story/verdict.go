@@ -14,8 +14,9 @@ import (
 // them for readers; each names the frames it rests on):
 //
 //  1. entered: the client sent NewPlayerInGame.
-//  2. already-connected: the capture starts after the player joined (and
-//     shows no NewPlayerInGame): it cannot tell.
+//  2. already-in-game: the capture starts after the player joined, and
+//     the client sends StateUpdates (its ship moves): it is in the game.
+//     already-connected: the same without StateUpdates: it cannot tell.
 //  3. server-full: the host sent BootPlayer reason 2.
 //  4. checksum-mismatch: the host ended the handshake (BootPlayer,
 //     ChecksumFail, Disconnect, player removed) and a checksum finding on
@@ -43,6 +44,7 @@ const (
 // Causes, the `cause` of a verdict (rules above).
 const (
 	CauseEntered            = "entered"
+	CauseAlreadyInGame      = "already-in-game"
 	CauseAlreadyConnected   = "already-connected"
 	CauseServerFull         = "server-full"
 	CauseChecksumMismatch   = "checksum-mismatch"
@@ -119,6 +121,9 @@ func (p *player) decide() Verdict {
 	switch {
 	case !p.enteredT.IsZero():
 		return Verdict{VerdictEntered, CauseEntered, "entered the game", []int{p.enterFrame}, ""}
+	case p.already && p.stateFrame > 0:
+		return Verdict{VerdictEntered, CauseAlreadyInGame,
+			"in the game before the capture started: it sends StateUpdates", []int{p.stateFrame}, ""}
 	case p.already:
 		return Verdict{VerdictUnknown, CauseAlreadyConnected,
 			"joined before the capture started, which shows no entry into the game", nil, ""}

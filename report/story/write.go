@@ -105,7 +105,7 @@ type PlayerDoc struct {
 // cause the capture shows (the help topic verdicts lists the rules).
 type VerdictDoc struct {
 	Verdict string `json:"verdict"` // "entered", "never entered", "unknown"
-	Cause   string `json:"cause"`   // entered, already-connected, server-full, checksum-mismatch, booted, unacked-fragment, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended
+	Cause   string `json:"cause"`   // entered, already-in-game, already-connected, server-full, checksum-mismatch, booted, unacked-fragment, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended
 	Text    string `json:"text"`
 	Frames  []int  `json:"frames"` // the frames it rests on
 	Note    string `json:"note,omitempty"`
