@@ -16,6 +16,7 @@ import (
 type sessionOptions struct {
 	decodeFlags
 	filterFlag
+	fitFlags
 	format  string
 	color   string
 	timeFmt string
@@ -64,6 +65,7 @@ see bcdump help session; bcdump help verdicts lists the verdict rules).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	o.fitFlags.register(f)
 	o.decodeFlags.register(f)
 	o.filterFlag.register(f, "tell the story of matching datagrams and events only; on session.* fields, list only the matching players")
 	f.Lookup("fail-on").Usage = "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows; join: when a player never entered the game"
@@ -119,12 +121,17 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if err != nil {
 		return err
 	}
+	width, err := o.columns(fl, s.out)
+	if err != nil {
+		return err
+	}
 	an := story.New()
 	an.SetOptions(story.Options{Verbose: o.verbose, Time: tf, Color: on})
+	an.SetWidth(width)
 	if players != nil {
 		an.SetPlayerFilter(players)
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/stats"
 )
@@ -39,7 +40,11 @@ func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 	if o.Color {
 		bold = func(s string) string { return "\x1b[1m" + s + "\x1b[0m" }
 	}
-	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	names := make([]string, len(d.Sources))
+	for i, src := range d.Sources {
+		names[i] = quote.Name(src)
+	}
+	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(names, ", "))
 	var t0 time.Time
 	if d.First != nil {
 		t0, _ = time.Parse(time.RFC3339Nano, *d.First)
@@ -58,7 +63,7 @@ func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 		if f.Other {
 			fmt.Fprintf(bw, "\n== Other flows (%d beyond the limit, summed)\n", f.FlowsIn)
 		} else {
-			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, f.Source)
+			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, quote.Name(f.Source))
 		}
 		fmt.Fprintf(bw, "   %s .. %s (%s), in game %s\n", when(f.First, t0, o.Time), when(f.Last, t0, o.Time), fmtMs(f.DurationMs), fmtMs(f.InGameMs))
 		if err := writeBody(bw, "   ", bold, f.InGameMs, &f.C2S, &f.S2C, f.Pairs); err != nil {
