@@ -65,6 +65,11 @@ const (
 	// response's hash tree.
 	OpChecksumRequest  Op = "checksum_request"
 	OpChecksumResponse Op = "checksum_response"
+
+	// Reads that appear only in a Shape (below), never in a layout the
+	// plugin runs: a 32-bit name or content hash, a u16 count.
+	OpHash32 Op = "hash32" // hash, 4 bytes LE
+	OpU16    Op = "u16"    // uint, 2 bytes LE
 )
 
 // Step is one operation of a Layout.
@@ -85,6 +90,10 @@ type Step struct {
 	// NameTables()[Names], when it has one. (Object ids are always
 	// labelled with their slot, as ObjectNote does.)
 	Names string
+	// Shape, on a step whose parser is code (the checksum steps), lists
+	// the fields that parser appends, in wire order, as steps that are
+	// read for the field list and the docs but never run.
+	Shape []Step
 }
 
 // Case is one branch of an OpSwitch.
@@ -178,6 +187,29 @@ var netFileRawLayout = Layout{ifCmp("left", "ne", 0, rd(OpRest, "data"), note(no
 
 var opcodeOnlyLayout = Layout{extra, ret}
 
+// checksumRequestShape is what decodeChecksumReq appends: the recursive
+// flag is a bit of a group, or a plain byte with a note.
+var checksumRequestShape = []Step{
+	rd(OpU8, "round"), rd(OpStr16, "directory"), rd(OpStr16, "filter"),
+	rd(OpBit, "recursive"),
+}
+
+// checksumResponseShape is what decodeChecksumResp appends. A subdirectory
+// holds the same fields as the top directory, at every depth.
+var checksumResponseShape = []Step{
+	keep(OpU8, "round", "round"),
+	ifCmp("round", "eq", 0, rd(OpHash32, "ref_hash")),
+	rd(OpHash32, "dir_hash"),
+	rd(OpU16, "file_count"),
+	{Op: OpArray, Name: "files", Body: []Step{{Op: OpRepeat, Ref: "file_count", Body: []Step{
+		rd(OpHash32, "name_hash"), rd(OpHash32, "content_hash"),
+	}}}},
+	rd(OpU8, "subdir_count"),
+	{Op: OpArray, Name: "subdirs", Body: []Step{{Op: OpRepeat, Ref: "subdir_count", Body: []Step{
+		rd(OpHash32, "name_hash"), note("the directory's fields: file_count, files, subdir_count, subdirs"),
+	}}}},
+}
+
 var layouts = map[uint8]Layout{
 	0x00: {
 		rd(OpF32, "game_time"),
@@ -253,8 +285,8 @@ var layouts = map[uint8]Layout{
 	0x1D:                objectIDLayout,
 	0x1E:                objectIDLayout,
 	0x1F:                {rd(OpObjID, "object"), rd(OpStr32Z, "set_name"), done},
-	checksum.OpRequest:  {{Op: OpChecksumRequest}},
-	checksum.OpResponse: {{Op: OpChecksumResponse}},
+	checksum.OpRequest:  {{Op: OpChecksumRequest, Shape: checksumRequestShape}},
+	checksum.OpResponse: {{Op: OpChecksumResponse, Shape: checksumResponseShape}},
 	0x22:                netFileRawLayout,
 	0x23:                netFileRawLayout,
 	0x25:                netFileRawLayout,

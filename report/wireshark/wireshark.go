@@ -1,7 +1,8 @@
 // Package wireshark generates a Lua dissector plugin for Wireshark from
 // bcdump's own tables: the transport types, the opcode names and layouts
-// (dissect/game.Layouts), the anomaly codes, the field names of
-// `bcdump fields` and the cipher's tables. Nothing in the plugin is written
+// (dissect/game.Layouts), the anomaly codes, the record fields of
+// `bcdump fields`, the decoders' field names and kinds (dissect.Fields,
+// from the same layouts) and the cipher's tables. Nothing in the plugin is written
 // by hand apart from the template plugin.lua.tmpl.
 package wireshark
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
@@ -193,18 +195,21 @@ func labelled() map[string]bool {
 // integers although their filter type is a number.
 var fixedTypes = map[string]string{"rtt_ms": "double"}
 
-// fields lists every field `bcdump fields` names (as bc.<path>), the
-// decoders' fields under messages.fields and messages.reassembled.fields.
+// fields lists every record field `bcdump fields` names (as bc.<path>),
+// then the decoders' fields (dissect.Fields) under messages.fields and
+// messages.reassembled.fields.
 func fields() ([]Field, []string) {
 	var out []Field
-	kinds := report.GameFieldKinds()
+	kinds := map[string][]string{}
 	var game []string
-	for _, f := range report.FieldSchema().Fields() {
-		if strings.Contains(f.Path, "<") {
-			continue
+	for _, f := range dissect.Fields() {
+		game = append(game, f.Name)
+		for _, k := range f.Kinds {
+			kinds[f.Name] = append(kinds[f.Name], k.String())
 		}
-		if name, ok := strings.CutPrefix(f.Path, "messages.fields."); ok {
-			game = append(game, name)
+	}
+	for _, f := range report.FieldSchema().Fields() {
+		if strings.Contains(f.Path, "<") || strings.HasPrefix(f.Path, "messages.fields.") {
 			continue
 		}
 		leaf := f.Path[strings.LastIndexByte(f.Path, '.')+1:]
@@ -226,7 +231,6 @@ func fields() ([]Field, []string) {
 		}
 		out = append(out, fl)
 	}
-	sort.Strings(game)
 	labels := labelled()
 	for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
 		for _, name := range game {

@@ -14,10 +14,8 @@ import (
 
 func main() {
 	out := flag.String("o", "gamefields_gen.go", "output file")
-	game := flag.String("game", "../dissect/game", "the dissect/game package directory")
-	dissect := flag.String("dissect", "../dissect", "the dissect package directory")
 	flag.Parse()
-	src, err := fieldgen.Generate(*game, *dissect)
+	src, err := fieldgen.Generate()
 	if err == nil {
 		err = os.WriteFile(*out, src, 0o644)
 	}
