@@ -172,6 +172,14 @@ func (d *fieldReader) bit(name string) bool {
 	return v
 }
 
+// b2u is a boolean as a kept value (generated decoders).
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 // flag appends bit i of a flags byte already read at off, without reading.
 func (d *fieldReader) flag(name string, off int, b uint8, i int) bool {
 	v := b>>i&1 != 0

@@ -147,7 +147,7 @@ func (r *layoutRun) step(s Step) bool {
 	case OpPairs:
 		for d.ok() && d.r.Len() > 0 {
 			if d.r.Len() < s.N {
-				d.r.Fail(d.r.Off(), "pairs")
+				d.r.Fail(d.r.Off(), s.Why)
 				break
 			}
 			if r.element(s.Body) {
