@@ -89,10 +89,14 @@ var controlShapes = map[transport.Type]game.Layout{
 // opcodes' (from their layouts, game.Layouts) and the control messages'.
 // It is the source of the filter's field schema and of the Wireshark
 // plugin's field names.
-func Fields() []game.FieldInfo {
-	more := make(map[string]game.Layout, len(controlShapes))
+func Fields() []game.FieldInfo { return game.FieldInfos(ControlShapes()) }
+
+// ControlShapes returns the fields of the control messages, by message
+// type name, as layouts that give each field's kind (never run).
+func ControlShapes() map[string]game.Layout {
+	out := make(map[string]game.Layout, len(controlShapes))
 	for t, l := range controlShapes {
-		more[t.Name()] = l
+		out[t.Name()] = l
 	}
-	return game.FieldInfos(more)
+	return out
 }

@@ -232,11 +232,11 @@ var checksumResponseShape = []Step{
 	keep(OpU8, "round", "round"),
 	ifCmp("round", "eq", 0, rd(OpHash32, "ref_hash")),
 	rd(OpHash32, "dir_hash"),
-	rd(OpU16, "file_count"),
+	keep(OpU16, "file_count", "file_count"),
 	{Op: OpArray, Name: "files", Body: []Step{{Op: OpRepeat, Ref: "file_count", Body: []Step{
 		rd(OpHash32, "name_hash"), rd(OpHash32, "content_hash"),
 	}}}},
-	rd(OpU8, "subdir_count"),
+	keep(OpU8, "subdir_count", "subdir_count"),
 	{Op: OpArray, Name: "subdirs", Body: []Step{{Op: OpRepeat, Ref: "subdir_count", Body: []Step{
 		rd(OpHash32, "name_hash"), note("the directory's fields: file_count, files, subdir_count, subdirs"),
 	}}}},

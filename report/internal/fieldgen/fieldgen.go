@@ -6,6 +6,8 @@
 // Generate writes and that every field a decoded capture shows is in it.
 package fieldgen
 
+//go:generate go run ./cmd/genopcodes -o ../../../cmd/bcdump/helptopics/opcodes.md
+
 import (
 	"bytes"
 	"fmt"
