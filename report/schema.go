@@ -15,8 +15,8 @@ import (
 // meaning. It is what display filters are checked against and what
 // `bcdump fields` lists. The keys the writer in json.go and track.go
 // appends are listed here by hand; the game fields (messages.fields.<key>)
-// come from gamefields_gen.go, generated from the decoders' source. Tests
-// keep the three in step: every key the writer's source appends, and every
+// come from gamefields_gen.go, generated from the layout table
+// (dissect.Fields). Tests keep the three in step: every key the writer's source appends, and every
 // path and type any test capture or golden file shows, must be here.
 
 // Field is one entry of the schema.

@@ -20,7 +20,7 @@ import (
 )
 
 // TestGameFieldsGenerated: gamefields_gen.go is what the generator makes
-// of the decoders now (go generate ./report rewrites it).
+// of the layouts now (go generate ./report rewrites it).
 func TestGameFieldsGenerated(t *testing.T) {
 	want, err := fieldgen.Generate()
 	if err != nil {

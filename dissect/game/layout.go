@@ -48,7 +48,8 @@ const (
 	OpIf Op = "if"
 	// OpSwitch runs the Case whose Value equals Ref's value, Else when none.
 	// With Peek set, Ref is ignored and the subject is the u32 at the read
-	// position, not consumed.
+	// position, not consumed; a failure to read it is named for the first
+	// case's first field.
 	OpSwitch Op = "switch"
 	// OpRepeat runs Body Ref times (as an unnamed object per round).
 	OpRepeat Op = "repeat"

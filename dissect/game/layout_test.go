@@ -123,9 +123,11 @@ func (r *layoutRun) step(s Step) bool {
 	case OpSwitch:
 		var v uint64
 		if s.Peek {
+			// A failure to peek is the first case's first field's, as
+			// the generated decoders have it.
 			save := d.r
 			v = uint64(d.r.U32())
-			if !d.check(save.Failed(), "class_id") {
+			if !d.check(save.Failed(), s.Cases[0].Body[0].Name) {
 				return true
 			}
 			d.r = save
