@@ -2,8 +2,11 @@
 // bcdump's own tables: the transport types, the opcode names and layouts
 // (dissect/game.Layouts), the anomaly codes, the record fields of
 // `bcdump fields`, the decoders' field names and kinds (dissect.Fields,
-// from the same layouts) and the cipher's tables. Nothing in the plugin is written
-// by hand apart from the template plugin.lua.tmpl.
+// from the same layouts) and the cipher's tables. Nothing in the plugin is
+// written by hand apart from the template plugin.lua.tmpl.
+//
+// It imports report/query and report/filter, and dissect, dissect/game,
+// transport, checksum and cipher for their tables.
 package wireshark
 
 import (
@@ -21,8 +24,8 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -208,7 +211,7 @@ func fields() ([]Field, []string) {
 			kinds[f.Name] = append(kinds[f.Name], k.String())
 		}
 	}
-	for _, f := range report.FieldSchema().Fields() {
+	for _, f := range query.FieldSchema().Fields() {
 		if strings.Contains(f.Path, "<") || strings.HasPrefix(f.Path, "messages.fields.") {
 			continue
 		}
