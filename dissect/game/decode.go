@@ -117,13 +117,6 @@ func (d *fieldReader) hex32(name string) uint32 {
 	return v
 }
 
-// hex32At appends a u32 the caller has read and checked itself.
-func (d *fieldReader) hex32At(name string, off int, v uint32) {
-	if d.r.err == nil {
-		d.f.Hex(name, off, 4, uint64(v))
-	}
-}
-
 func (d *fieldReader) i32(name string) int32 {
 	off, was := d.r.off, d.r.Failed()
 	v := d.r.I32()
