@@ -235,11 +235,19 @@ func fields() ([]Field, []string) {
 		out = append(out, fl)
 	}
 	labels := labelled()
+	elems := elementKinds()
 	for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
 		for _, name := range game {
 			fl := Field{Abbr: "bc." + root + "." + name, Name: name}
 			fl.FType, fl.Base = gameFieldType(kinds[name])
 			fl.Desc = strings.Join(kinds[name], " or ")
+			if ek, ok := elems[name]; ok {
+				// The plugin adds the array as a text item and each
+				// element as this field: Wireshark refuses a value on a
+				// field of type none.
+				fl.FType, fl.Base = gameFieldType(ek)
+				fl.Desc = "array of " + strings.Join(ek, " or ")
+			}
 			out = append(out, fl)
 			if labels[name] {
 				if slices.Contains(game, name+"_name") {
@@ -251,6 +259,39 @@ func fields() ([]Field, []string) {
 		}
 	}
 	return out, game
+}
+
+// elementKinds returns, for the arrays whose elements are unnamed values
+// (ObjCreate's orientation), the kinds of those values: the plugin shows
+// such an element under its array's name, as bcdump's filter finds it.
+func elementKinds() map[string][]string {
+	out := map[string][]string{}
+	var walk func(steps []game.Step, array string)
+	walk = func(steps []game.Step, array string) {
+		for _, s := range steps {
+			if k := game.OpKind(s.Op); k != 0 && s.Name == "" && array != "" && k != game.KindObject {
+				if !slices.Contains(out[array], k.String()) {
+					out[array] = append(out[array], k.String())
+				}
+			}
+			in := array
+			switch s.Op {
+			case game.OpArray:
+				in = s.Name
+			case game.OpObject, game.OpRepeat, game.OpPairs:
+				in = "" // elements that are objects: their fields have names
+			}
+			walk(s.Body, in)
+			walk(s.Else, in)
+			for _, c := range s.Cases {
+				walk(c.Body, in)
+			}
+		}
+	}
+	for _, l := range game.Layouts() {
+		walk(l, "")
+	}
+	return out
 }
 
 // gameFieldType picks the Wireshark storage for a decoder field from the
