@@ -101,7 +101,7 @@ func TestDiffProfile(t *testing.T) {
 		{"latency +50ms", "", []string{savedPath, late}, 1, []string{"pair.new_player_mission_init.p50_ms", "2 -> 52", "+2500.0%"}},
 		{"latency +10ms within 20ms", "", []string{base, bitLate}, 0, []string{"within", "2 -> 12"}},
 		{"latency +50ms with latency=60ms", "", []string{"--tolerance", "latency=60ms", base, late}, 0, []string{"latency=60ms"}},
-		{"write baseline", "", []string{"--write-baseline", baseline, base, slow}, 1, []string{"drift"}},
+		{"write baseline", "", []string{"--write-baseline", baseline, base, slow}, 0, []string{"drift"}},
 		{"with baseline", "", []string{"--baseline", baseline, base, slow}, 0, []string{"accepted", "0 outside tolerance"}},
 		{"new drift despite baseline", "", []string{"--baseline", baseline, base, slower}, 1, []string{"drift", "40 -> 20"}},
 		{"json", "", []string{"--format", "json", base, slow}, 1, []string{`"status": "drift"`, `"metric": "s2c.opcode.0x1C.rate_per_s"`}},

@@ -45,6 +45,7 @@ const dedupWindow = 2 * time.Second
 
 // Analyzer builds the stories. The zero value is not ready: use New.
 type Analyzer struct {
+	width   int // WriteTable fits it (0: no limit)
 	servers []*server
 	byAddr  map[netip.AddrPort]*server
 	last    *server // the previous datagram's server: most follow each other
