@@ -36,6 +36,7 @@ var goldenCaptures = []struct{ name, path string }{
 	{"openbc-session-2", testdata + "/captures/openbc-session-2.pcap"},
 	{"openbc-session-3", testdata + "/captures/openbc-session-3.pcap"},
 	{"stock-excerpts", testdata + "/captures/stock-excerpts.pcap"},
+	{"unacked-fragment", testdata + "/unacked-fragment.pcap"},
 }
 
 // goldenRuns are the command lines run on each capture; CAP is the

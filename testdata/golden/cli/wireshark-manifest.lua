@@ -297,7 +297,7 @@ F["bc.messages.fields.name_hash_name"] = ProtoField.string("bc.messages.fields.n
 F["bc.messages.fields.no_target"] = ProtoField.bool("bc.messages.fields.no_target", "no_target", base.NONE, nil, nil, "bool")
 F["bc.messages.fields.object"] = ProtoField.uint32("bc.messages.fields.object", "object", base.HEX, nil, nil, "hex")
 F["bc.messages.fields.object_name"] = ProtoField.string("bc.messages.fields.object_name", "object_name", base.ASCII, "label of object: enum name, object slot or the name a hash stands for")
-F["bc.messages.fields.orientation"] = ProtoField.none("bc.messages.fields.orientation", "orientation", "array")
+F["bc.messages.fields.orientation"] = ProtoField.double("bc.messages.fields.orientation", "orientation", "array of float")
 F["bc.messages.fields.other"] = ProtoField.uint32("bc.messages.fields.other", "other", base.HEX, nil, nil, "hex")
 F["bc.messages.fields.other_name"] = ProtoField.string("bc.messages.fields.other_name", "other_name", base.ASCII, "label of other: enum name, object slot or the name a hash stands for")
 F["bc.messages.fields.owner_slot"] = ProtoField.uint32("bc.messages.fields.owner_slot", "owner_slot", base.DEC, nil, nil, "uint")
@@ -421,7 +421,7 @@ F["bc.messages.reassembled.fields.name_hash_name"] = ProtoField.string("bc.messa
 F["bc.messages.reassembled.fields.no_target"] = ProtoField.bool("bc.messages.reassembled.fields.no_target", "no_target", base.NONE, nil, nil, "bool")
 F["bc.messages.reassembled.fields.object"] = ProtoField.uint32("bc.messages.reassembled.fields.object", "object", base.HEX, nil, nil, "hex")
 F["bc.messages.reassembled.fields.object_name"] = ProtoField.string("bc.messages.reassembled.fields.object_name", "object_name", base.ASCII, "label of object: enum name, object slot or the name a hash stands for")
-F["bc.messages.reassembled.fields.orientation"] = ProtoField.none("bc.messages.reassembled.fields.orientation", "orientation", "array")
+F["bc.messages.reassembled.fields.orientation"] = ProtoField.double("bc.messages.reassembled.fields.orientation", "orientation", "array of float")
 F["bc.messages.reassembled.fields.other"] = ProtoField.uint32("bc.messages.reassembled.fields.other", "other", base.HEX, nil, nil, "hex")
 F["bc.messages.reassembled.fields.other_name"] = ProtoField.string("bc.messages.reassembled.fields.other_name", "other_name", base.ASCII, "label of other: enum name, object slot or the name a hash stands for")
 F["bc.messages.reassembled.fields.owner_slot"] = ProtoField.uint32("bc.messages.reassembled.fields.owner_slot", "owner_slot", base.DEC, nil, nil, "uint")
@@ -659,7 +659,8 @@ local function note(s, name, n, value)
 end
 
 -- additem adds field f (or a text item) to tree, over the bytes when the
--- range is valid.
+-- range is valid; when Wireshark refuses the field, the value is shown as
+-- text, so one field never ends the datagram's tree.
 local function additem(s, tree, f, off, n, value)
 	local ok = pcall(function()
 		if f then
@@ -668,9 +669,8 @@ local function additem(s, tree, f, off, n, value)
 			tree:add(s.t(off, n), tostring(value))
 		end
 	end)
-	if not ok then
-		if f then tree:add(f, value) else tree:add(bc, tostring(value)) end
-	end
+	if not ok and f then ok = pcall(function() tree:add(f, value) end) end
+	if not ok then pcall(function() tree:add(bc, tostring(value)) end) end
 end
 
 -- label adds the "<name>_name" sibling of the field s.last describes.
