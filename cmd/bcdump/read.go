@@ -254,7 +254,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 		defer cleanup()
 	}
 	var others *otherPorts
-	copt := capture.Options{Ports: opt.Ports}
+	copt := capture.Options{Ports: opt.Ports, Trace: opt.Trace}
 	if !opt.AutoPorts {
 		others = &otherPorts{}
 		copt.OtherPort = others.add
@@ -263,6 +263,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 	if err != nil {
 		return nil, false, &inputError{err}
 	}
+	sayLacks(s, r)
 	if others != nil {
 		others.start(r, opt.Plain || r.Plaintext())
 	}

@@ -25,11 +25,17 @@ type Options struct {
 	// can look for BC traffic on other ports in the same pass. It runs on
 	// the goroutine calling Next.
 	OtherPort func(p *Packet)
-	// TraceServer is the server's address in trace files (trace.go), which
-	// do not record it; zero means DefaultTraceServer. IPv4 only.
-	TraceServer netip.AddrPort
-	// TraceTick is the length of an OBCTRACE tick; 0 means DefaultTraceTick.
-	TraceTick time.Duration
+	// Trace fills in what trace files do not record.
+	Trace TraceOptions
+}
+
+// TraceOptions fill in what trace files (trace.go) do not record.
+type TraceOptions struct {
+	// Server is the server's address; zero means DefaultTraceServer.
+	// IPv4 only.
+	Server netip.AddrPort
+	// Tick is the length of an OBCTRACE tick; 0 means DefaultTraceTick.
+	Tick time.Duration
 }
 
 // Kind says what a frame turned out to be. Every frame gets exactly one kind,

@@ -93,14 +93,14 @@ func (r *Reader) openTrace(in *bufio.Reader, kind string) {
 	// The framer's fields answer LinkType and Plaintext: the frames are raw
 	// IP, and their game payloads are deciphered.
 	r.fr = &framer{linkType: uint16(layers.LinkTypeRaw), haveLink: true, plainMark: true}
-	server := r.opt.TraceServer
+	server := r.opt.Trace.Server
 	if !server.IsValid() || !server.Addr().Is4() {
 		server = DefaultTraceServer
 	}
 	t := &traceState{server: server, notes: &r.notes}
 	switch kind {
 	case FormatOBCTrace:
-		tick := r.opt.TraceTick
+		tick := r.opt.Trace.Tick
 		if tick <= 0 {
 			tick = DefaultTraceTick
 		}

@@ -144,7 +144,7 @@ func TestTraceLogSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := netip.MustParseAddrPort("127.0.0.1:22101")
-	pkts, payloads, notes, err := readTrace(t, data, Options{TraceServer: server})
+	pkts, payloads, notes, err := readTrace(t, data, Options{Trace: TraceOptions{Server: server}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestOBCTrace(t *testing.T) {
 	}{{
 		name: "both directions, slots, tick",
 		data: obcFile(obcRec{0, 'S', 0, []byte{0x2c, 1}}, obcRec{3, 'R', 1, []byte{0x28}}),
-		opt:  Options{TraceTick: 50 * time.Millisecond},
+		opt:  Options{Trace: TraceOptions{Tick: 50 * time.Millisecond}},
 		want: []tracePkt{
 			{"198.51.100.1:2000", "192.0.2.1:22101", "1970-01-01T00:00:00Z", "0201320500" + "2c01", ""},
 			{"192.0.2.1:22101", "198.51.100.2:2001", "1970-01-01T00:00:00.15Z", "0101320400" + "28", ""},

@@ -55,7 +55,7 @@ func loadSource(name string, r io.Reader, opt dissect.Options, keep Keep, dkeep 
 	if isJSON {
 		return loadJSON(name, br, keep)
 	}
-	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports})
+	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports, Trace: opt.Trace})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+)
+
+// traceCaptures are the test captures the trace round trips run on.
+var traceCaptures = []string{
+	"../../testdata/sample.pcap",
+	"../../testdata/captures/stock-excerpts.pcap",
+	"../../testdata/captures/openbc-session-2.pcap",
+	"../../testdata/captures/openbc-session-3.pcap",
+}
+
+// msCopy writes the datagrams of a capture on the game port to a pcapng,
+// times cut to the millisecond (all a packet_trace.log keeps) and moved by
+// shift: the reference a trace written from it must read back as.
+func msCopy(t *testing.T, path, out string, shift time.Duration) {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := capture.NewAnnotatedWriter(f, r, "trace test reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p capture.Packet
+	for {
+		err := r.Next(&p)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.CaptureInfo.Timestamp = p.Time.Add(shift).Truncate(time.Millisecond)
+		if err := w.Write(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serverOf is the address on the game port of a capture's first datagram.
+func serverOf(t *testing.T, path string) netip.AddrPort {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var p capture.Packet
+	if err := r.Next(&p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Src.Port() == capture.DefaultPort {
+		return p.Src
+	}
+	return p.Dst
+}
+
+func writeLog(t *testing.T, ref, out string, opt dissecttest.TraceLogOptions) {
+	t.Helper()
+	r, err := capture.Open(ref, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := dissecttest.WriteTraceLog(&b, r, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTraceLogRoundTrip: a packet_trace.log written from each test capture
+// reads back to the same messages, fields, anomalies, session and profile
+// as the capture (cut to milliseconds; here moved to cross midnight).
+func TestTraceLogRoundTrip(t *testing.T) {
+	for _, c := range traceCaptures {
+		t.Run(filepath.Base(c), func(t *testing.T) {
+			dir := t.TempDir()
+			server := serverOf(t, c)
+			// Start 2 s before midnight: the log's date rolls over.
+			r0, _ := capture.Open(c, capture.Options{})
+			var p capture.Packet
+			r0.Next(&p)
+			r0.Close()
+			start := p.Time.Truncate(24 * time.Hour).Add(24*time.Hour - 2*time.Second)
+			ref := filepath.Join(dir, "ref.pcapng")
+			msCopy(t, c, ref, start.Sub(p.Time.Truncate(time.Millisecond)))
+			log := filepath.Join(dir, "packet_trace.log")
+			writeLog(t, ref, log, dissecttest.TraceLogOptions{Server: server, Peers: 1})
+			for _, args := range [][]string{
+				{"read", "-F", "json"},
+				{"read"},
+				{"stats"},
+				{"session"},
+				{"profile"},
+			} {
+				want := runOK(t, append(args, ref)...)
+				got := runOK(t, append(args, "--trace-server", server.String(), log)...)
+				want = strings.ReplaceAll(want, ref, "INPUT")
+				got = strings.ReplaceAll(got, log, "INPUT")
+				if got != want {
+					t.Errorf("%s: the log reads differently:\n%s", strings.Join(args, " "), traceDiff(want, got))
+				}
+			}
+		})
+	}
+}
+
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := runCLI(t, nil, args...)
+	if code != 0 && code != 1 {
+		t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+// traceDiff shows the first line where two outputs differ.
+func traceDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(wl), len(gl)) {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\nwant " + w + "\ngot  " + g
+		}
+	}
+	return ""
+}
