@@ -213,7 +213,7 @@ func WriteOBCTrace(w io.Writer, r *capture.Reader, opt OBCTraceOptions) (int, er
 		c2s    bool
 		seq    uint16
 	}
-	seen := map[key]bool{}
+	seen := map[key]string{} // the payload last sent under a seq: a retransmission repeats it
 	frags := map[key]*pendingMsg{}
 	slots := map[netip.AddrPort]byte{}
 	var p capture.Packet
@@ -278,13 +278,13 @@ func WriteOBCTrace(w io.Writer, r *capture.Reader, opt OBCTraceOptions) (int, er
 			case !m.Reliable:
 				put(p.Time, c2s, slot, m.Payload)
 			case !m.Fragment:
-				if !seen[k] {
-					seen[k] = true
+				if prev, ok := seen[k]; !ok || prev != string(m.Payload) {
+					seen[k] = string(m.Payload)
 					put(p.Time, c2s, slot, m.Payload)
 				}
 			default:
-				if seen[k] {
-					continue
+				if _, ok := seen[k]; ok {
+					continue // a fragment resent after its message was whole
 				}
 				fp := frags[k]
 				if fp == nil {
@@ -302,7 +302,7 @@ func WriteOBCTrace(w io.Writer, r *capture.Reader, opt OBCTraceOptions) (int, er
 				for i := 0; i < fp.total; i++ {
 					all = append(all, fp.parts[uint8(i)]...)
 				}
-				seen[k] = true
+				seen[k] = string(all)
 				delete(frags, k)
 				put(p.Time, c2s, slot, all)
 			}
