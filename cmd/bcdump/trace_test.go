@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -101,6 +102,7 @@ func writeLog(t *testing.T, ref, out string, opt dissecttest.TraceLogOptions) {
 // reads back to the same messages, fields, anomalies, session and profile
 // as the capture (cut to milliseconds; here moved to cross midnight).
 func TestTraceLogRoundTrip(t *testing.T) {
+	peers := 1
 	for _, c := range traceCaptures {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			dir := t.TempDir()
@@ -114,7 +116,8 @@ func TestTraceLogRoundTrip(t *testing.T) {
 			ref := filepath.Join(dir, "ref.pcapng")
 			msCopy(t, c, ref, start.Sub(p.Time.Truncate(time.Millisecond)))
 			log := filepath.Join(dir, "packet_trace.log")
-			writeLog(t, ref, log, dissecttest.TraceLogOptions{Server: server, Peers: 1})
+			writeLog(t, ref, log, dissecttest.TraceLogOptions{Server: server, Peers: peers})
+			peers = -peers // every other capture has no peer table
 			for _, args := range [][]string{
 				{"read", "-F", "json"},
 				{"read"},
@@ -128,6 +131,16 @@ func TestTraceLogRoundTrip(t *testing.T) {
 				got = strings.ReplaceAll(got, log, "INPUT")
 				if got != want {
 					t.Errorf("%s: the log reads differently:\n%s", strings.Join(args, " "), traceDiff(want, got))
+				}
+			}
+			// convert makes it a capture that reads the same again.
+			conv := filepath.Join(dir, "conv.pcapng")
+			runOK(t, "convert", "--trace-server", server.String(), log, "-w", conv)
+			for _, args := range [][]string{{"read", "-F", "json"}, {"session"}} {
+				want := runOK(t, append(args, ref)...)
+				got := runOK(t, append(args, conv)...)
+				if got = strings.ReplaceAll(got, conv, ref); got != want {
+					t.Errorf("%s: the converted log reads differently:\n%s", strings.Join(args, " "), traceDiff(want, got))
 				}
 			}
 		})
@@ -227,5 +240,21 @@ func TestOBCTraceRoundTrip(t *testing.T) {
 				t.Errorf("game messages differ:\n%s", traceDiff(w, g))
 			}
 		})
+	}
+}
+
+// TestConvertTshark: Wireshark reads a converted trace, with the game
+// payloads enciphered (its BC dissector is not needed) and the comments.
+func TestConvertTshark(t *testing.T) {
+	tshark := tsharkOrSkip(t)
+	conv := filepath.Join(t.TempDir(), "seed003.pcapng")
+	runOK(t, "convert", "../../dissect/capture/testdata/trace/seed003.log", "-w", conv)
+	out, err := exec.Command(tshark, "-r", conv, "-T", "fields", "-e", "frame.comment", "-e", "udp.srcport", "-e", "udp.length").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 9 || !strings.HasPrefix(lines[0], "trace #2 [ConnectAck + ChecksumReq Round 0]\t22101\t43") {
+		t.Errorf("tshark reads:\n%s", out)
 	}
 }

@@ -21,7 +21,7 @@ type TraceLogOptions struct {
 	// means the address on port 22101 of the first datagram.
 	Server netip.AddrPort
 	// Peers is the capacity of the writer's peer table: peers past it are
-	// labelled with a bare address. 0 means 16.
+	// labelled with a bare address. 0 means 16, a negative value none.
 	Peers int
 	// UnknownDest lists the SEQs of server datagrams logged `S->? unknown`.
 	UnknownDest []int
@@ -43,8 +43,11 @@ const traceDumpMax = 2048
 func WriteTraceLog(w io.Writer, r *capture.Reader, opt TraceLogOptions) error {
 	bw := bufio.NewWriter(w)
 	peers := map[netip.AddrPort]int{}
-	if opt.Peers == 0 {
+	switch {
+	case opt.Peers == 0:
 		opt.Peers = 16
+	case opt.Peers < 0:
+		opt.Peers = 0
 	}
 	unknown := map[int]bool{}
 	for _, s := range opt.UnknownDest {
