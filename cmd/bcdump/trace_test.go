@@ -258,3 +258,32 @@ func TestConvertTshark(t *testing.T) {
 		t.Errorf("tshark reads:\n%s", out)
 	}
 }
+
+// TestDiffProfileTrace: diff --profile between a stock packet_trace.log and
+// a pcap of another server prints the opcode parity table and exits 1 when
+// an opcode is on one side only; the log against its own capture is 0.
+func TestDiffProfileTrace(t *testing.T) {
+	dir := t.TempDir()
+	stock := "../../testdata/captures/stock-excerpts.pcap"
+	ref := filepath.Join(dir, "ref.pcapng")
+	msCopy(t, stock, ref, 0)
+	log := filepath.Join(dir, "packet_trace.log")
+	writeLog(t, ref, log, dissecttest.TraceLogOptions{})
+	other := "../../testdata/captures/openbc-session-2.pcap"
+	code, out, errs := runCLI(t, nil, "diff", "--profile", log, other)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errs)
+	}
+	for _, s := range []string{"opcode parity (reference: " + log + "):",
+		"c2s  0x19    TorpedoFire       only in reference  1          0",
+		"s2c  0x35    MissionInit       only in other      0          5",
+		"4 opcodes only in the reference"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	code, out, errs = runCLI(t, nil, "diff", "--profile", log, ref)
+	if code != 0 || !strings.Contains(out, "0 opcodes only in the reference") {
+		t.Errorf("the log against its capture: exit %d: %s%s", code, out, errs)
+	}
+}
