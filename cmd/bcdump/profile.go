@@ -66,7 +66,7 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 		return err
 	}
 	p := profile.New(popt)
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		return profileOne(s, in.name, opt, p, flt, gate)

@@ -42,12 +42,12 @@ still read (exit 2 at the end). A pipe (tcpdump -U -w - | bcdump read -)
 is shown as it arrives. -p auto finds BC traffic on other ports; --plain
 decodes payloads deciphered already (decrypt -w copies are recognised).
 
-Formats: table (one line per datagram), json (JSON Lines, see README),
+Formats: table (one line per datagram), json (JSON Lines, see bcdump help json),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).
 
 -Y shows only the records a display filter selects (bcdump fields lists the
-fields; README "Display filters"). The filter applies after full decoding
+fields; bcdump help filters). The filter applies after full decoding
 and flow tracking, so retransmits, RTTs and anomalies are marked as without
 it. -c ends the read after N records; the end-of-capture summary is then
 left out. -C adds the N datagrams before and after each match in its flow,
@@ -123,7 +123,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	if err != nil {
 		return err
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
 	pq, err := startParquet(o.format, o.output, files)
@@ -265,20 +265,14 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 		}
 		defer cleanup()
 	}
-	var others *otherPorts
-	copt := capture.Options{Ports: opt.Ports, Trace: opt.Trace}
-	if !opt.AutoPorts {
-		others = &otherPorts{}
-		copt.OtherPort = others.add
-	}
+	others := &otherPorts{}
+	copt := capture.Options{Ports: opt.Ports, OtherPort: others.add, Trace: opt.Trace}
 	r, err := openCaptureWith(s, name, copt)
 	if err != nil {
 		return nil, false, &inputError{err}
 	}
 	sayLacks(s, r)
-	if others != nil {
-		others.start(r, opt.Plain || r.Plaintext())
-	}
+	others.start(r, opt.Plain || r.Plaintext(), !opt.AutoPorts)
 	var fw *capture.Follow
 	defer func() {
 		if fw == nil || !fw.Close() { // a read in progress owns r until it ends
@@ -296,7 +290,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 	so := dissect.SessionOptions{Options: opt, Mode: dissect.Serial}
 	if _, size := r.Progress(); size >= 0 {
 		// A file is read ahead: the Session's Auto then decodes and renders
-		// on every core (README "Serial or parallel"). A pipe is serial:
+		// on every core (bcdump help performance, "Serial or parallel"). A pipe is serial:
 		// a datagram must not wait for the packets after it.
 		so.Mode = dissect.Auto
 	}
@@ -313,9 +307,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 	if err := sess.Run(context.Background(), src, out); err != nil {
 		return sess, true, asInputError(err, true)
 	}
-	if others != nil {
-		others.hint(s, name, r, opt.Ports)
-	}
+	others.hint(s, name, r, opt.Ports)
 	return sess, true, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report/story"
 )
@@ -11,6 +12,7 @@ import (
 type sessionOptions struct {
 	decodeFlags
 	filterFlag
+	fitFlags
 	format string
 }
 
@@ -32,18 +34,19 @@ Several files are read in turn into one story per server.
 With -Y the story is told from the matching datagrams and events only
 (decoding and flow tracking still see every datagram).
 Formats: table (text), json (one JSON document per server, one per line;
-see README).`,
+see bcdump help session).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runSession(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runSession(s, o, args, cmd.Flags()) },
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	o.fitFlags.register(f)
 	o.decodeFlags.register(f)
 	o.filterFlag.register(f, "tell the story of matching datagrams and events only")
 	return cmd
 }
 
-func runSession(s *streams, o *sessionOptions, files []string) error {
+func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -55,8 +58,13 @@ func runSession(s *streams, o *sessionOptions, files []string) error {
 	if err != nil {
 		return err
 	}
+	width, err := o.columns(fl, s.out)
+	if err != nil {
+		return err
+	}
 	an := story.New()
-	ins, many := expandInputs(files)
+	an.SetWidth(width)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)

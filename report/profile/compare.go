@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/report/internal/jsonerr"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // Kind groups compared metrics that share a tolerance.
@@ -391,7 +392,7 @@ func (r *Result) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteText writes one line per difference and a summary.
 func (r *Result) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "--- %s\n+++ %s\ntolerances: %s\n", r.Old, r.New, r.Tolerances)
+	fmt.Fprintf(w, "--- %s\n+++ %s\ntolerances: %s\n", quote.Name(r.Old), quote.Name(r.New), r.Tolerances)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, d := range r.Differences {
 		change := "n/a"

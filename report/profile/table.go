@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/stats"
 )
 
@@ -21,7 +22,11 @@ func (d *Doc) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
 // WriteTable writes d as text tables that fit 100 columns.
 func (d *Doc) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	names := make([]string, len(d.Sources))
+	for i, src := range d.Sources {
+		names[i] = quote.Name(src)
+	}
+	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(names, ", "))
 	if d.First != nil {
 		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *d.First, *d.Last, fmtMs(d.DurationMs))
 	}
@@ -34,7 +39,7 @@ func (d *Doc) WriteTable(w io.Writer) error {
 		if f.Other {
 			fmt.Fprintf(bw, "\n== Other flows (%d beyond the limit, summed)\n", f.FlowsIn)
 		} else {
-			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, f.Source)
+			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, quote.Name(f.Source))
 		}
 		fmt.Fprintf(bw, "   %s .. %s (%s), in game %s\n", f.First, f.Last, fmtMs(f.DurationMs), fmtMs(f.InGameMs))
 		if err := writeBody(bw, "   ", f.InGameMs, &f.C2S, &f.S2C, f.Pairs); err != nil {

@@ -8,15 +8,23 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// The anomaly registry as `bcdump anomalies` prints it. The README's
-// table is the markdown form (a test keeps the two equal), so what users
+// The anomaly registry as `bcdump anomalies` prints it. The table of
+// bcdump help anomalies is the markdown form (a test keeps the two equal), so what users
 // read and what the binary raises come from the same rows.
 
 // WriteAnomaliesTable prints one row per code: name, severity, group,
 // where it is reported and its one-line meaning, wrapped so that rows fit
 // 100 columns.
 func WriteAnomaliesTable(w io.Writer, pal Palette, codes []anomaly.Info) error {
-	const width = 100
+	return WriteAnomaliesTableWidth(w, pal, codes, 0)
+}
+
+// WriteAnomaliesTableWidth is WriteAnomaliesTable fitting width columns
+// (0: 100); the meaning wraps under itself, down to 30 columns.
+func WriteAnomaliesTableWidth(w io.Writer, pal Palette, codes []anomaly.Info, width int) error {
+	if width <= 0 {
+		width = 100
+	}
 	cols := []int{len("code"), len("severity"), len("group"), len("where")}
 	for _, in := range codes {
 		cols[0] = max(cols[0], len(in.Name))
@@ -24,20 +32,32 @@ func WriteAnomaliesTable(w io.Writer, pal Palette, codes []anomaly.Info) error {
 		cols[2] = max(cols[2], len(in.Group.String()))
 		cols[3] = max(cols[3], len(in.Scope.String()))
 	}
+	// On a narrow terminal "where", then "group" go, so that the meaning
+	// keeps 30 columns.
+	shown := []bool{true, true, true, true}
 	indent := 0
 	for _, c := range cols {
 		indent += c + 2
 	}
+	for _, i := range []int{3, 2} {
+		if indent+30 > width {
+			shown[i] = false
+			indent -= cols[i] + 2
+		}
+	}
 	bw := bufio.NewWriter(w)
 	row := func(paint string, cells ...string) {
 		for i, c := range cells[:4] {
+			if !shown[i] {
+				continue
+			}
 			pad := strings.Repeat(" ", cols[i]-len(c)+2)
 			if paint != "" && i < 2 {
 				c = pal.PaintSev(c, paint)
 			}
 			bw.WriteString(c + pad)
 		}
-		for i, line := range wrapWords(cells[4], max(width-indent, 30)) {
+		for i, line := range wrapWords(cells[4], max(width-indent, 20)) {
 			if i > 0 {
 				bw.WriteString("\n" + strings.Repeat(" ", indent))
 			}
@@ -73,7 +93,7 @@ func wrapWords(s string, n int) []string {
 }
 
 // WriteAnomaliesJSON prints the registry as one JSON array; its keys are
-// part of the JSON contract (README).
+// part of the JSON contract (bcdump help anomalies).
 func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
 	b := []byte("[")
 	for i, in := range codes {
@@ -106,7 +126,7 @@ func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
 	return err
 }
 
-// WriteAnomaliesMarkdown prints the README's anomaly table: meaning and
+// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies: meaning and
 // detail together.
 func WriteAnomaliesMarkdown(w io.Writer, codes []anomaly.Info) error {
 	var b strings.Builder

@@ -12,7 +12,7 @@ import (
 
 // JSON writes JSON Lines: one object per datagram, then one "summary"
 // object with the anomalies only the end of the capture revealed. The keys
-// are a contract (README "JSON output"): new keys may be added, none renamed.
+// are a contract (bcdump help json): new keys may be added, none renamed.
 type JSON struct {
 	w       *bufio.Writer
 	buf     []byte

@@ -321,7 +321,7 @@ func TestStatsEmpty(t *testing.T) {
 	}
 }
 
-// The JSON key names are a contract (README): this is the full list.
+// The JSON key names are a contract (bcdump help stats): this is the full list.
 func TestStatsJSONKeys(t *testing.T) {
 	var b bytes.Buffer
 	if err := collect(t, samplePath).WriteJSON(&b); err != nil {

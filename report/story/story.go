@@ -45,6 +45,7 @@ const dedupWindow = 2 * time.Second
 
 // Analyzer builds the stories. The zero value is not ready: use New.
 type Analyzer struct {
+	width   int // WriteTable fits it (0: no limit)
 	servers []*server
 	byAddr  map[netip.AddrPort]*server
 	last    *server // the previous datagram's server: most follow each other
@@ -456,7 +457,7 @@ const (
 	eventPlayerRemove = 0x00060005
 )
 
-// Field access: the decoders' keys are the README's contract.
+// Field access: the decoders' keys are a contract (bcdump help json).
 
 func intField(fs *game.Fields, name string) (int64, bool) {
 	f, ok := fs.Get(name)

@@ -8,9 +8,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"text/tabwriter"
+	"strings"
 	"time"
 
+	"github.com/bcdump/bcdump/report/fit"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/render"
 )
 
@@ -265,7 +267,7 @@ func ratio(n, of uint64) float64 {
 // WriteJSON writes one document per server, one per line (JSON Lines).
 func (a *Analyzer) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(quote.JSONWriter(bw))
 	enc.SetEscapeHTML(false)
 	for _, doc := range a.Documents() {
 		if err := enc.Encode(doc); err != nil {
@@ -274,6 +276,9 @@ func (a *Analyzer) WriteJSON(w io.Writer) error {
 	}
 	return bw.Flush()
 }
+
+// SetWidth makes WriteTable fit width columns (package fit; 0: no limit).
+func (a *Analyzer) SetWidth(width int) { a.width = width }
 
 // WriteTable writes each server's story for people.
 func (a *Analyzer) WriteTable(w io.Writer) error {
@@ -308,7 +313,7 @@ func (a *Analyzer) rel(s *string) string {
 
 func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	sv := &doc.Server
-	fmt.Fprintf(w, "Server %s (%s .. %s)\n", sv.Address, sv.FirstSeen, sv.LastSeen)
+	fit.Line(w, "Server ", fmt.Sprintf("%s (%s .. %s)", sv.Address, sv.FirstSeen, sv.LastSeen), a.width)
 	if g := sv.GameSpy; g != nil {
 		players := "?"
 		if g.Players != nil {
@@ -317,20 +322,24 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if g.MaxPlayers != nil {
 			players += "/" + strconv.Itoa(*g.MaxPlayers)
 		}
-		fmt.Fprintf(w, "  GameSpy   %q, map %s (%s), %s, %s players (status reply, frame %d at %s)\n",
-			g.Hostname, g.Map, g.Mission, g.GameType, players, g.Frame, a.rel(&g.Time))
+		fit.Line(w, "  GameSpy   ", fmt.Sprintf("%q, map %s (%s), %s, %s players (status reply, frame %d at %s)",
+			g.Hostname, quote.Name(g.Map), quote.Name(g.Mission), quote.Name(g.GameType), players, g.Frame, a.rel(&g.Time)), a.width)
 	} else {
 		fmt.Fprintln(w, "  GameSpy   no status reply captured")
 	}
 	if txt := s.settingsText(); txt != "" {
-		fmt.Fprintf(w, "  Settings  %s\n", txt)
+		fit.Line(w, "  Settings  ", quote.Escape(txt), a.width)
 	} else {
 		fmt.Fprintln(w, "  Settings  not captured (no Settings or MissionInit)")
 	}
 
 	fmt.Fprintf(w, "\nPlayers (%d)\n", len(doc.Players))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  PEER\tNAME\tADDRESS\tJOINED\tCHECKSUM\tENTERED\tTEAM\tSHIP\tLEFT\tK/D/SCORE\tRTT P50/P95 ms\tRETX C2S/S2C")
+	// Columns go from the right of the priority list when the terminal is
+	// narrow: retransmissions first, who, when and the verdict last.
+	tw := &fit.Table{Indent: "  ", Cols: []fit.Column{{Head: "PEER"}, {Head: "NAME"}, {Head: "ADDRESS", Drop: 3},
+		{Head: "JOINED", Drop: 1}, {Head: "CHECKSUM"}, {Head: "ENTERED", Drop: 2}, {Head: "TEAM", Drop: 6},
+		{Head: "SHIP", Drop: 5}, {Head: "LEFT"}, {Head: "K/D/SCORE", Drop: 4}, {Head: "RTT P50/P95 ms", Drop: 7},
+		{Head: "RETX C2S/S2C", Drop: 8}}}
 	var notes []string
 	for _, p := range doc.Players {
 		peer := "-"
@@ -353,21 +362,21 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if r := p.RTT["s2c"]; r.Samples > 0 {
 			rtt = fmt.Sprintf("%s/%s", fmtMS(r.P50), fmtMS(r.P95))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", peer, orDash(p.Name), p.Address, joined,
-			p.Checksum.Verdict, a.rel(p.Entered), optStr(p.Team), derefOr(p.Ship), left, kds, rtt,
+		tw.Row(peer, quote.Name(orDash(p.Name)), p.Address, joined,
+			p.Checksum.Verdict, a.rel(p.Entered), optStr(p.Team), quote.Name(derefOr(p.Ship)), left, kds, rtt,
 			pct(p.RetransmitRatio["c2s"])+"/"+pct(p.RetransmitRatio["s2c"]))
 		if p.Checksum.Text != p.Checksum.Verdict && p.Checksum.Verdict != "not-seen" {
-			notes = append(notes, fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text))
+			notes = append(notes, quote.Escape(fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text)))
 		}
 	}
-	tw.Flush()
+	tw.Write(w, a.width)
 	if n := doc.Server.DatagramsPastPlayerLimit; n > 0 {
 		fmt.Fprintf(w, "  (%d datagrams of players past the first %d not analyzed)\n", n, MaxPlayers)
 	}
 	for _, n := range notes {
-		fmt.Fprintln(w, n)
+		fit.Line(w, "  ", strings.TrimPrefix(n, "  "), a.width)
 	}
-	fmt.Fprintln(w, "  (RTT: the host's reliable messages to the player, first send to its ACK; RETX: resent copies per first send)")
+	fit.Line(w, "  ", "(RTT: the host's reliable messages to the player, first send to its ACK; RETX: resent copies per first send)", a.width)
 
 	more := ""
 	if doc.TimelineOmitted > 0 {
@@ -379,7 +388,7 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		width = max(width, len(l.Event))
 	}
 	for _, l := range doc.Timeline {
-		fmt.Fprintf(w, "  %10.3f  %-*s  %s\n", l.T, width, l.Event, l.Text)
+		fit.Line(w, fmt.Sprintf("  %10.3f  %-*s  ", l.T, width, l.Event), quote.Escape(l.Text), a.width)
 	}
 }
 

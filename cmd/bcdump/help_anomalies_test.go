@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -10,58 +9,29 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// TestREADMEAnomalyExamples keeps the README's anomaly examples equal to
-// testdata/golden/anomalies.table, which TestReadAnomalies checks against
-// bcdump's output: the README cannot drift from what bcdump prints.
-func TestREADMEAnomalyExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestHelpAnomalyExamples keeps the anomaly examples of bcdump help
+// anomalies equal to testdata/golden/anomalies.table, which
+// TestReadAnomalies checks against bcdump's output: the topic cannot drift
+// from what bcdump prints.
+func TestHelpAnomalyExamples(t *testing.T) {
 	golden, err := os.ReadFile(anomaliesGolden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const begin, end = "<!-- anomalies.table -->\n```\n", "```\n<!-- /anomalies.table -->"
-	s := string(readme)
-	i := strings.Index(s, begin)
-	j := strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README lacks the %q ... %q block", begin, end)
-	}
-	if got := s[i+len(begin) : j]; got != string(golden) {
-		t.Errorf("README anomaly examples differ from testdata/golden/anomalies.table; paste the file between the markers")
-	}
+	checkDocBlocks(t, "<!-- anomalies.table -->\n```\n", "```\n<!-- /anomalies.table -->", string(golden), false,
+		"paste testdata/golden/anomalies.table between the markers")
 }
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the README's generated blocks (the anomaly table)")
-
-// TestREADMEAnomalyTable keeps the README's anomaly table equal to
-// `bcdump anomalies -F markdown`, the registry the binary raises from.
-func TestREADMEAnomalyTable(t *testing.T) {
+// TestHelpAnomalyTable keeps the anomaly table of bcdump help anomalies
+// equal to `bcdump anomalies -F markdown`, the registry the binary raises
+// from.
+func TestHelpAnomalyTable(t *testing.T) {
 	code, table, errs := runCLI(t, nil, "anomalies", "-F", "markdown")
 	if code != exitOK || errs != "" {
 		t.Fatalf("anomalies -F markdown: code %d, %s", code, errs)
 	}
-	const path = "../../README.md"
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const begin, end = "<!-- bcdump anomalies -F markdown -->\n", "<!-- /bcdump anomalies -F markdown -->"
-	s := string(readme)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README lacks the %q ... %q block", begin, end)
-	}
-	if got := s[i+len(begin) : j]; got != table {
-		if !*updateReadme {
-			t.Fatalf("README anomaly table differs from `bcdump anomalies -F markdown` (go test ./cmd/bcdump -run READMEAnomalyTable -update-readme)")
-		}
-		if err := os.WriteFile(path, []byte(s[:i+len(begin)]+table+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	checkDocBlocks(t, "<!-- bcdump anomalies -F markdown -->\n", "<!-- /bcdump anomalies -F markdown -->", table, *updateDocs,
+		"go test ./cmd/bcdump -run HelpAnomalyTable -update-docs")
 }
 
 // bcdump anomalies: every format lists every code; arguments select codes

@@ -10,15 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// The README's examples of time formats, the terminal form, stats
-// --brief, the validation messages and completion are bcdump's output:
-// each "$ bcdump ..." line below is run (in a directory holding
-// sample.pcap and not.json) and what follows it in the README compared.
-func TestREADMEConsoleExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// The examples of time formats, the terminal form, stats --brief, the
+// validation messages and completion in the help topics (and the README)
+// are bcdump's output: each "$ bcdump ..." line below is run (in a
+// directory holding sample.pcap and not.json) and what follows it in the
+// topic compared.
+func TestHelpConsoleExamples(t *testing.T) {
+	all := docs(t)
 	dir := t.TempDir()
 	sample, _ := os.ReadFile(samplePcap)
 	os.WriteFile(filepath.Join(dir, "sample.pcap"), sample, 0o644)
@@ -38,9 +36,15 @@ func TestREADMEConsoleExamples(t *testing.T) {
 	}
 	cut := regexp.MustCompile(` \| cut -c1-(\d+)$`)
 	for _, c := range commands {
-		shown, ok := readmeOutput(string(readme), c)
-		if !ok {
-			t.Errorf("README lacks %q", "$ "+c)
+		var shown, where string
+		for _, d := range all {
+			if s, ok := docOutput(d.text, c); ok {
+				shown, where = s, filepath.Base(d.path)
+				break
+			}
+		}
+		if where == "" {
+			t.Errorf("no help topic shows %q", "$ "+c)
 			continue
 		}
 		line, width := c, 0
@@ -76,7 +80,7 @@ func TestREADMEConsoleExamples(t *testing.T) {
 			got = b.String()
 		}
 		if got != shown {
-			t.Errorf("README output of %q differs:\nREADME:\n%s\nbcdump:\n%s", c, shown, got)
+			t.Errorf("%s: the output of %q differs:\nshown:\n%s\nbcdump:\n%s", where, c, shown, got)
 		}
 	}
 }
@@ -85,14 +89,14 @@ func TestREADMEConsoleExamples(t *testing.T) {
 // any t.Chdir).
 var wdBefore, _ = os.Getwd()
 
-// readmeOutput is the text after "$ cmd" up to the next prompt or the end
+// docOutput is the text after "$ cmd" up to the next prompt or the end
 // of the block.
-func readmeOutput(readme, cmd string) (string, bool) {
-	i := strings.Index(readme, "\n$ "+cmd+"\n")
+func docOutput(text, cmd string) (string, bool) {
+	i := strings.Index(text, "\n$ "+cmd+"\n")
 	if i < 0 {
 		return "", false
 	}
-	rest := readme[i+len(cmd)+4:]
+	rest := text[i+len(cmd)+4:]
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(rest, "\n") {
 		if strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "```") {

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
 
-// filterExamples are the README's display filter examples: each runs
-// bcdump on a test capture, and its output is what the README shows.
+// filterExamples are the display filter examples of bcdump help filters:
+// each runs bcdump on a test capture, and its output is what the topic
+// shows.
 var filterExamples = []struct {
 	question string
 	args     []string
@@ -34,7 +34,7 @@ var filterExamples = []struct {
 		[]string{"read", "-Y", `gamespy.hostname contains "Host"`, "-F", "json", "testdata/sample.pcap"}},
 }
 
-// renderFilterExamples is the README block: each question, the command,
+// renderFilterExamples is the topic's block: each question, the command,
 // its output.
 func renderFilterExamples(t *testing.T) string {
 	var b strings.Builder
@@ -61,27 +61,10 @@ func renderFilterExamples(t *testing.T) string {
 	return b.String()
 }
 
-// TestREADMEFilterExamples keeps the README's display filter examples
-// equal to what bcdump prints for them (-update-readme rewrites them).
-func TestREADMEFilterExamples(t *testing.T) {
-	want := renderFilterExamples(t)
-	const path = "../../README.md"
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const begin, end = "<!-- filter examples -->\n", "<!-- /filter examples -->"
-	s := string(readme)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README lacks the %q ... %q block", begin, end)
-	}
-	if s[i+len(begin):j] != want {
-		if !*updateReadme {
-			t.Fatalf("README filter examples differ from bcdump's output (go test ./cmd/bcdump -run READMEFilter -update-readme)")
-		}
-		if err := os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+// TestHelpFilterExamples keeps the display filter examples of bcdump help
+// filters equal to what bcdump prints for them (-update-docs rewrites
+// them).
+func TestHelpFilterExamples(t *testing.T) {
+	checkDocBlocks(t, "<!-- filter examples -->\n", "<!-- /filter examples -->", renderFilterExamples(t), *updateDocs,
+		"go test ./cmd/bcdump -run HelpFilter -update-docs")
 }
