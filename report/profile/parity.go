@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // Presence says on which side of a comparison an opcode was seen.
@@ -93,7 +95,7 @@ func ComparePresence(old, nw *Doc) *Parity {
 
 // WriteText writes the parity table; oldName is the reference.
 func (p *Parity) WriteText(w io.Writer, oldName, newName string) error {
-	fmt.Fprintf(w, "opcode parity (reference: %s):\n", oldName)
+	fmt.Fprintf(w, "opcode parity (reference: %s):\n", quote.Name(oldName))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "dir\topcode\tname\tpresence\told count\tnew count\told /s\tnew /s\n")
 	for _, r := range p.Rows {
@@ -110,6 +112,6 @@ func (p *Parity) WriteText(w io.Writer, oldName, newName string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d opcodes only in the reference (%s), %d only in the other (%s)\n", p.OnlyOld, oldName, p.OnlyNew, newName)
+	_, err := fmt.Fprintf(w, "%d opcodes only in the reference (%s), %d only in the other (%s)\n", p.OnlyOld, quote.Name(oldName), p.OnlyNew, quote.Name(newName))
 	return err
 }
