@@ -9,6 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/story"
 )
 
 func newFieldsCmd(s *streams) *cobra.Command {
@@ -26,7 +27,10 @@ element makes it true. An optional "bc." prefix is accepted. The decoders'
 fields (messages.fields.<key>) are found by name at any depth below
 messages.fields: messages.fields.name_hash also tests
 messages.fields.files.name_hash. Hex fields (hashes, object ids, written
-"0x7E0CE243") compare as numbers: name_hash == 0x7e0ce243.`,
+"0x7E0CE243") compare as numbers: name_hash == 0x7e0ce243.
+
+The session.* fields (record "session") are a player's verdict and who it
+is: only bcdump session takes them, to list the matching players.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFields(s, format, &fl, cmd.Flags()) },
 	}
@@ -37,6 +41,9 @@ messages.fields.files.name_hash. Hex fields (hashes, object ids, written
 
 func runFields(s *streams, format string, o *fitFlags, fl *pflag.FlagSet) error {
 	fields := query.FieldSchema().Fields()
+	for _, f := range story.Fields {
+		fields = append(fields, query.Field{Path: f.Path, Type: f.Type, Records: "session (bcdump session -Y only)", Meaning: f.Meaning})
+	}
 	switch format {
 	case "json":
 		type field struct {

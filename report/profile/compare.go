@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bcdump/bcdump/dissect/game"
+
 	"github.com/bcdump/bcdump/report/internal/jsonerr"
 	"github.com/bcdump/bcdump/report/quote"
 )
@@ -399,7 +401,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if d.Change != nil {
 			change = fmt.Sprintf("%+.1f%%", *d.Change*100)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\t(tolerance %s %s)\n", d.Status, d.Metric, num(d.Old), num(d.New), change, d.Kind, d.Tolerance)
+		fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\t(tolerance %s %s)\n", d.Status, metricLabel(d.Metric), num(d.Old), num(d.New), change, d.Kind, d.Tolerance)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -412,6 +414,26 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	return r.Parity.WriteText(w, r.Old, r.New)
+}
+
+// metricLabel is a metric key for people: an opcode is named beside its
+// number (c2s.opcode.ChecksumResp(0x21).size_p50); the JSON and --ignore
+// keep the bare key.
+func metricLabel(key string) string {
+	i := strings.Index(key, ".opcode.0x")
+	if i < 0 || len(key) < i+12 {
+		return key
+	}
+	hex := key[i+8 : i+12]
+	code, err := strconv.ParseUint(hex[2:], 16, 8)
+	if err != nil {
+		return key
+	}
+	name := game.Lookup(uint8(code)).Name
+	if name == "" {
+		return key
+	}
+	return key[:i+8] + name + "(" + hex + ")" + key[i+12:]
 }
 
 func num(v *float64) string {
