@@ -282,6 +282,9 @@ func TestDiffProfileTrace(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}
 	}
+	if code, out, errs := runCLI(t, nil, "diff", log, ref); code != 0 {
+		t.Errorf("diff of the log and its capture: exit %d: %s%s", code, out, errs)
+	}
 	code, out, errs = runCLI(t, nil, "diff", "--profile", log, ref)
 	if code != 0 || !strings.Contains(out, "0 opcodes only in the reference") {
 		t.Errorf("the log against its capture: exit %d: %s%s", code, out, errs)

@@ -60,6 +60,7 @@ func loadSource(name string, r io.Reader, opt dissect.Options, keep Keep, dkeep 
 		return nil, err
 	}
 	defer cr.Close()
+	opt.Plain = opt.Plain || cr.Plaintext() // decrypt -w copies, packet_trace.log, OBCTRACE
 	return loadCapture(name, cr, opt, dkeep)
 }
 
