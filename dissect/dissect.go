@@ -32,6 +32,9 @@ type Options struct {
 	// too. The pass needs the input from its start, so a Dissector or
 	// Session, handed packets one by one, leaves it to Dissect.
 	AutoPorts bool
+	// Trace fills in what trace files (packet_trace.log, OBCTRACE) do not
+	// record: the server's address, the tick length.
+	Trace capture.TraceOptions
 }
 
 // Dissector decodes packets one at a time, in capture order. A Session

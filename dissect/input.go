@@ -76,6 +76,9 @@ type RunOptions struct {
 	// Progress, when set, is asked once per input for a progress meter
 	// given the input's name and size (-1: unknown); nil means none.
 	Progress func(name string, total int64) Progress
+	// Opened, when set, hears of the input once it is open, before it is
+	// decoded (to say what its format lacks, for example).
+	Opened func(src Source)
 	// PortsFound, when set, hears what AutoPorts found (nothing, or the
 	// ports added) before the input is decoded.
 	PortsFound func(input string, found []uint16)
@@ -177,11 +180,14 @@ func Dissect(ctx context.Context, in Input, opt RunOptions, sink Sink) (res Resu
 	}
 
 	others := &otherPorts{}
-	src, err := openSource(in, capture.Options{Ports: dopt.Ports, OtherPort: others.add})
+	src, err := openSource(in, capture.Options{Ports: dopt.Ports, OtherPort: others.add, Trace: dopt.Trace})
 	if err != nil {
 		return res, err
 	}
 	res.Opened = true
+	if opt.Opened != nil {
+		opt.Opened(src)
+	}
 	others.start(src, dopt.Plain || src.Plaintext(), !dopt.AutoPorts)
 	dopt.Plain = dopt.Plain || src.Plaintext()
 
@@ -258,7 +264,7 @@ func spool(in Input) (Input, func(), error) {
 // FindPorts reads the capture at path once, every frame, for BC traffic on
 // UDP ports other than opt.Ports (PortFinder), and returns those ports.
 func FindPorts(path string, opt Options) ([]uint16, error) {
-	r, err := capture.Open(path, capture.Options{Ports: opt.Ports, AllFrames: true})
+	r, err := capture.Open(path, capture.Options{Ports: opt.Ports, AllFrames: true, Trace: opt.Trace})
 	if err != nil {
 		return nil, err
 	}
