@@ -103,7 +103,7 @@ change; exit status 1 when one is outside tolerance and not accepted by
 accepted and exits 0 once FILE is written (2 if it cannot be).
 --tolerance, --baseline, --write-baseline and --dup-window need --profile.`
 
-func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, oldName, newName string) error {
+func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, width int, oldName, newName string) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", format)
 	}
@@ -141,7 +141,10 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	if format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
-		err = res.WriteText(s.out)
+		lf := newLineFitter(s.out, width, diffMarks)
+		if err = res.WriteTextWidth(lf, width); err == nil {
+			err = lf.Close()
+		}
 	}
 	if err != nil {
 		return err
@@ -226,7 +229,7 @@ func isJSONDoc(br *bufio.Reader) bool {
 }
 
 // runProfileDiffCmd is `diff --profile`, with diff's shared flags.
-func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string) error {
+func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string, fl *pflag.FlagSet) error {
 	if oldName == "-" && newName == "-" {
 		return fmt.Errorf("diff: only one side can be read from stdin")
 	}
@@ -234,5 +237,9 @@ func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string) erro
 	if err != nil {
 		return err
 	}
-	return runProfileDiff(s, &o.prof, o.format, o.ignore, dopt, oldName, newName)
+	width, err := o.columns(fl, s.out)
+	if err != nil {
+		return err
+	}
+	return runProfileDiff(s, &o.prof, o.format, o.ignore, dopt, width, oldName, newName)
 }
