@@ -291,6 +291,17 @@ func TestFilterErrors(t *testing.T) {
 	if code != exitTrouble || !strings.Contains(errs, "unknown field 'opcode_name'") || !strings.Contains(errs, "messages.opcode_name") {
 		t.Errorf("unknown field: exit %d, %s", code, errs)
 	}
+	// A session.* field outside bcdump session says where it works.
+	for _, cmd := range [][]string{
+		{"read", "-Y", `session.verdict == "never entered"`, samplePcap},
+		{"report", "-Y", "bc.session.entered", "-o", filepath.Join(t.TempDir(), "r.html"), samplePcap},
+		{"stats", "-Y", "session.name", samplePcap},
+	} {
+		code, _, errs := runCLI(t, nil, cmd...)
+		if code != exitTrouble || !strings.Contains(errs, "is a session field: session.* fields are for `bcdump session -Y`") {
+			t.Errorf("%v: exit %d, %s", cmd, code, errs)
+		}
+	}
 }
 
 // -c ends the read after N records and leaves the summary out.
