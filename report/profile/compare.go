@@ -270,11 +270,13 @@ type Result struct {
 	Drift       int          `json:"drift"`
 	Accepted    int          `json:"accepted"`
 	Within      int          `json:"within"`
+	// Parity is the opcode table: which opcodes each side has.
+	Parity *Parity `json:"parity"`
 }
 
 // Passed reports whether no difference is outside tolerance (after the
-// baseline).
-func (r *Result) Passed() bool { return r.Drift == 0 }
+// baseline) and both sides have the same opcodes.
+func (r *Result) Passed() bool { return r.Drift == 0 && (r.Parity == nil || r.Parity.Missing() == 0) }
 
 // CompareOptions configure Compare; the zero value uses the default
 // tolerances, no baseline and ignores nothing.
@@ -302,7 +304,7 @@ func Compare(oldName string, old *Doc, newName string, nw *Doc, opt CompareOptio
 	if ts == nil {
 		ts = DefaultTolerances()
 	}
-	r := &Result{Old: oldName, New: newName, Tolerances: ts.String(), Differences: []Difference{}}
+	r := &Result{Old: oldName, New: newName, Tolerances: ts.String(), Differences: []Difference{}, Parity: ComparePresence(old, nw)}
 	om, nm := metrics(old), metrics(nw)
 	keys := append([]string(nil), om.keys...)
 	for _, k := range nm.keys {
@@ -423,8 +425,14 @@ func (r *Result) WriteTextWidth(w io.Writer, width int) error {
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within)
-	return err
+	if _, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within); err != nil {
+		return err
+	}
+	if r.Parity == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return r.Parity.WriteText(w, r.Old, r.New)
 }
 
 // widestLine is the longest line of b in runes, trailing spaces left out
