@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report"
@@ -135,6 +136,11 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	}
 	if o.write != "" && many {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))
+	}
+	if o.write != "" && o.write != "-" {
+		if err := outfile.Check(o.write, s.outputRules(inputNames(ins)...)); err != nil {
+			return fmt.Errorf("-w: %w", err)
+		}
 	}
 	marker, _ := rep.(report.FileMarker)
 	run := &inputRun{s: s, many: many}
