@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bcdump/bcdump/transport"
+)
+
+// defaultFlowMemory is --flow-memory's default as the flag shows it.
+var defaultFlowMemory = fmt.Sprintf("%dMiB", transport.DefaultMaxFlowBytes>>20)
+
+// parseByteSize reads a size like 512MiB, 2GiB, 300MB, 64M or 1000000
+// (bytes). K, M and G are taken as binary (KiB, MiB, GiB), as are KB, MB
+// and GB: the bound is approximate either way.
+func parseByteSize(s string) (int, error) {
+	t := strings.TrimSpace(s)
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToUpper(strings.TrimSpace(t[len(num):]))
+	shift := 0
+	switch strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I") {
+	case "":
+	case "K":
+		shift = 10
+	case "M":
+		shift = 20
+	case "G":
+		shift = 30
+	default:
+		return 0, fmt.Errorf("%q: unknown unit %q; want a size like 512MiB or 2GiB", s, t[len(num):])
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("%q: want a size like 512MiB or 2GiB", s)
+	}
+	if n > (1<<62)>>shift {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
+	return int(n << shift), nil
+}
