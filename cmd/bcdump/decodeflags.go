@@ -60,6 +60,9 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 		if opt.MaxFlowBytes, err = parseByteSize(o.flowMemory); err != nil {
 			return opt, fmt.Errorf("--flow-memory %w", err)
 		}
+		if limitMemory != nil {
+			limitMemory(int64(opt.MaxFlowBytes) + memoryHeadroom)
+		}
 	}
 	if o.manifest != "" {
 		m, err := checksum.LoadFile(o.manifest)

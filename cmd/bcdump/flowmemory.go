@@ -11,6 +11,19 @@ import (
 // defaultFlowMemory is --flow-memory's default as the flag shows it.
 var defaultFlowMemory = fmt.Sprintf("%dMiB", transport.DefaultMaxFlowBytes>>20)
 
+// memoryHeadroom is the memory allowed besides the flows' state (buffers,
+// held events, what a report collects): the Go runtime's soft memory limit
+// is --flow-memory plus this, so the garbage collector's usual headroom
+// (the heap may grow to twice what is live) does not double the flows'
+// bound. 144 MiB + 112 MiB keeps a capture of a million flows under 300 MB
+// of RSS.
+const memoryHeadroom = 112 << 20
+
+// limitMemory sets the soft memory limit (debug.SetMemoryLimit); main sets
+// it unless GOMEMLIMIT is given. Tests leave it nil: their process runs
+// many commands.
+var limitMemory func(int64)
+
 // parseByteSize reads a size like 512MiB, 2GiB, 300MB, 64M or 1000000
 // (bytes). K, M and G are taken as binary (KiB, MiB, GiB), as are KB, MB
 // and GB: the bound is approximate either way.

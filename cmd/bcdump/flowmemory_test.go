@@ -62,3 +62,17 @@ func TestFlowMemoryFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// The soft memory limit follows --flow-memory: the bound plus the
+// headroom for everything else.
+func TestFlowMemoryLimit(t *testing.T) {
+	var got []int64
+	limitMemory = func(n int64) { got = append(got, n) }
+	defer func() { limitMemory = nil }()
+	runCLI(t, nil, "stats", samplePcap)
+	runCLI(t, nil, "stats", "--flow-memory", "1GiB", samplePcap)
+	want := []int64{144<<20 + memoryHeadroom, 1<<30 + memoryHeadroom}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("limits %v, want %v", got, want)
+	}
+}
