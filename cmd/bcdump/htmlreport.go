@@ -75,7 +75,7 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	}
 	b := htmlreport.New(hopt)
 	sink := selected(b, flt)
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	rules := s.outputRules(inputNames(ins)...)
 	rules.NoClobber = o.keep
 	if o.out != "-" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/wireshark"
 )
 
@@ -59,7 +60,11 @@ Scripts/Multiplayer files), as <field>_name.`,
 				_, err := s.out.Write(b.Bytes())
 				return err
 			}
-			return outfile.WriteFile(out, b.Bytes(), outfile.Options{Inputs: manifestInput(manifest)})
+			if err := outfile.WriteFile(out, b.Bytes(), outfile.Options{Inputs: manifestInput(manifest)}); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.err, "bcdump: wrote %s (%d bytes)\n", quote.Name(out), b.Len())
+			return nil
 		},
 	}
 	lua.Flags().StringVarP(&out, "output", "o", "", "write the plugin to FILE instead of stdout")
