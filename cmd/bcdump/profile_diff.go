@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/profile"
 	"github.com/bcdump/bcdump/report/quote"
@@ -115,6 +116,15 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	if err != nil {
 		return err
 	}
+	rules := s.outputRules(oldName, newName)
+	if o.baseline != "" {
+		rules.Inputs = append(rules.Inputs, o.baseline)
+	}
+	if o.writeBaseline != "" {
+		if err := outfile.Check(o.writeBaseline, rules); err != nil {
+			return fmt.Errorf("--write-baseline: %w", err)
+		}
+	}
 	var base *profile.Baseline
 	if o.baseline != "" {
 		f, err := os.Open(o.baseline)
@@ -154,7 +164,7 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 		if err := res.Baseline().WriteJSON(&buf); err != nil {
 			return err
 		}
-		if err := os.WriteFile(o.writeBaseline, buf.Bytes(), 0o644); err != nil {
+		if err := outfile.WriteFile(o.writeBaseline, buf.Bytes(), rules); err != nil {
 			return fmt.Errorf("--write-baseline: %w", err)
 		}
 		// The drift is now accepted: writing the baseline was the job.

@@ -5,7 +5,10 @@
 // byte order, several interfaces with different link types, several
 // sections), either of them compressed with gzip, xz or zstd, or "-" for
 // stdin. The format is
-// recognised by its magic bytes, never by the file name.
+// recognised by its magic bytes, never by the file name. The memory a
+// compressed stream's header may claim is bounded: a zstd window of 128 MiB,
+// an xz dictionary of 64 MiB (xz -9; xzGuard reads every block header before
+// the decoder does).
 //
 // The hardened path leaves parsing the containers to gopacket's pure-Go
 // pcapgo readers. In front of them sits a framer that checks every record
