@@ -96,6 +96,9 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 func useColor(mode string, w io.Writer) (bool, error) {
 	switch mode {
 	case "always":
+		if f, ok := w.(*os.File); ok {
+			vtReady(f) // a Windows console shows the escapes as colours if it can
+		}
 		return true, nil
 	case "never":
 		return false, nil
@@ -104,7 +107,7 @@ func useColor(mode string, w io.Writer) (bool, error) {
 			return false, nil
 		}
 		f, ok := w.(*os.File)
-		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())), nil
+		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) && vtReady(f), nil
 	}
 	return false, fmt.Errorf("--color must be auto, always or never, not %q", mode)
 }
