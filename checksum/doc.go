@@ -6,4 +6,6 @@
 //
 // Offsets in this package count from the opcode byte (offset 0), as in the
 // dissector. The package imports nothing from dissect, report or transport.
+//
+// It imports transport/anomaly and nothing else of bcdump.
 package checksum

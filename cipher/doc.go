@@ -15,4 +15,6 @@
 // dissector can read captured traffic. Because byte 0 is clear, callers
 // classify GameSpy text datagrams (byte 0 == 0x5C, a backslash) before
 // deciphering.
+//
+// It imports nothing of bcdump.
 package cipher

@@ -1,6 +1,3 @@
-// Package dissect turns captured UDP payloads on the game port into decoded
-// datagrams: GameSpy text, or deciphered game datagrams with their transport
-// messages, per-flow delivery state and decoded game opcodes.
 package dissect
 
 import (

@@ -12,7 +12,7 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // fuzzDatagrams splits fuzz input into datagrams: each is a 2-byte header
@@ -83,7 +83,7 @@ func FuzzDissect(f *testing.F) {
 			if dg.Kind == dissect.KindGame && len(dg.Msgs) != len(dg.Transport.Messages) {
 				t.Fatalf("%d messages, %d described", len(dg.Transport.Messages), len(dg.Msgs))
 			}
-			line = report.AppendDatagramJSON(line[:0], &dg)
+			line = render.AppendDatagramJSON(line[:0], &dg)
 		})
 		d.Finish()
 		d.Flows()

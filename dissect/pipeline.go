@@ -27,8 +27,8 @@ import (
 // The per-flow state (tracker, sink) moves between cores once per batch,
 // which is far less than a batch of decoded datagrams would: the first
 // pipeline decoded on helpers and tracked on Run's goroutine, and its
-// in-order step ran at half speed reading another core's datagrams (README
-// "Serial or parallel"). There are never more runnable goroutines than
+// in-order step ran at half speed reading another core's datagrams.
+// There are never more runnable goroutines than
 // workers, and each worker owns one batch, so memory stays flat however
 // long the capture.
 
@@ -100,7 +100,7 @@ type pipe struct {
 	// how many cores the process actually got (CPU time over wall time);
 	// when other processes leave it less than coreCheckMin coreCheckLow
 	// times in a row, it stops reading, finishes what it read and hands
-	// the rest of the capture to Serial (README "Serial or parallel"). All
+	// the rest of the capture to Serial (bcdump help performance, "Serial or parallel"). All
 	// read turn.
 	probe    func() (time.Duration, bool) // processCPU; tests replace it
 	batches  int                          // batches read

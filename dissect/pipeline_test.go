@@ -17,13 +17,13 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // testdata is the module's testdata directory, relative to this package.
 const testdata = "../testdata"
 
-// runMode is a way to run a Session; render gives everything its sink saw,
+// runMode is a way to run a Session; runCapture gives everything its sink saw,
 // the end events and the flows as bytes.
 type runMode struct {
 	name string
@@ -37,7 +37,7 @@ var runModes = []runMode{
 	{"parallel-3", dissect.SessionOptions{Mode: dissect.Parallel, Workers: 3}},
 }
 
-func render(t *testing.T, path string, m runMode) ([]byte, error) {
+func runCapture(t *testing.T, path string, m runMode) ([]byte, error) {
 	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
@@ -48,7 +48,7 @@ func render(t *testing.T, path string, m runMode) ([]byte, error) {
 	var out []byte
 	runErr := s.Run(context.Background(), r, dissect.SinkFuncs{
 		OnDatagram: func(dg *dissect.Datagram) error {
-			out = report.AppendDatagramJSON(out, dg)
+			out = render.AppendDatagramJSON(out, dg)
 			out = append(out, '\n')
 			return nil
 		},
@@ -92,9 +92,9 @@ func TestParallelMatchesSerial(t *testing.T) {
 
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			want, wantErr := render(t, path, runModes[0])
+			want, wantErr := runCapture(t, path, runModes[0])
 			for _, m := range runModes[1:] {
-				got, gotErr := render(t, path, m)
+				got, gotErr := runCapture(t, path, m)
 				if !sameErr(gotErr, wantErr) {
 					t.Errorf("%s: error %v, serial %v", m.name, gotErr, wantErr)
 				}
@@ -114,10 +114,10 @@ func TestParallelMatchesSerial(t *testing.T) {
 // same, whether the switch falls mid-capture, at the very end or not at all.
 func TestCrowdedAutoMatchesSerial(t *testing.T) {
 	path := replicated(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap"), 2) // 271 batches
-	want, wantErr := render(t, path, runModes[0])
+	want, wantErr := runCapture(t, path, runModes[0])
 	for _, every := range []int{1, 5, 100, 270, 1000} {
 		calls, restore := dissect.CrowdedAfter(every)
-		got, gotErr := render(t, path, runMode{"auto", dissect.SessionOptions{Workers: 2}})
+		got, gotErr := runCapture(t, path, runMode{"auto", dissect.SessionOptions{Workers: 2}})
 		n := calls()
 		restore()
 		if !sameErr(gotErr, wantErr) || !bytes.Equal(got, want) {

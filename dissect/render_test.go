@@ -11,7 +11,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // jsonRenderer is a Renderer writing every datagram whose frame is not a
@@ -42,7 +42,7 @@ func (j *jsonRenderer) Order(dg *dissect.Datagram) (uint8, error) {
 func (j *jsonRenderer) NewRender() func([]byte, *dissect.Datagram, uint8) []byte {
 	return func(b []byte, dg *dissect.Datagram, _ uint8) []byte {
 		j.renders.Add(1)
-		return append(report.AppendDatagramJSON(b, dg), '\n')
+		return append(render.AppendDatagramJSON(b, dg), '\n')
 	}
 }
 

@@ -60,7 +60,7 @@ const (
 	// handed out as found; Serial otherwise (on one core the pipeline would
 	// be Serial with extra hand-offs). A live source or a pipe must ask for
 	// Serial: Parallel reads a batch ahead, so a datagram would wait for
-	// the packets after it (README "Serial or parallel").
+	// the packets after it (bcdump help performance, "Serial or parallel").
 	Auto Mode = iota
 	// Serial decodes each packet and hands it to the Sink before reading
 	// the next, on Run's goroutine.

@@ -5,6 +5,8 @@
 // A decrypted datagram is: sender peer id (u8), msg_count (u8), then
 // msg_count transport messages back to back. Each message starts with its
 // type byte; all multi-byte fields are little-endian (protocol-facts 3-4).
+//
+// It imports transport/anomaly and nothing else of bcdump.
 package transport
 
 import (

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -26,7 +26,7 @@ reassembly, checksum, payload, capture, limit), where it is reported
 (on the datagram, or later as an event) and what it means.
 
 Arguments narrow the list to those codes or groups.
-Formats: table, json (one array), markdown (the README's table).`,
+Formats: table, json (one array), markdown (the table of bcdump help anomalies).`,
 		Example: `  bcdump anomalies
   bcdump anomalies checksum
   bcdump anomalies -F json | jq -r '.[] | select(.severity == "error") | .code'`,
@@ -59,11 +59,11 @@ func runAnomalies(s *streams, o *anomaliesOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		return report.WriteAnomaliesTable(s.out, report.NewPalette(on), codes)
+		return render.WriteAnomaliesTable(s.out, render.NewPalette(on), codes)
 	case "json":
-		return report.WriteAnomaliesJSON(s.out, codes)
+		return render.WriteAnomaliesJSON(s.out, codes)
 	case "markdown":
-		return report.WriteAnomaliesMarkdown(s.out, codes)
+		return render.WriteAnomaliesMarkdown(s.out, codes)
 	}
 	return fmt.Errorf("--format must be table, json or markdown, not %q", o.format)
 }

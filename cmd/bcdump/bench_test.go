@@ -14,8 +14,9 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest/replicate"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // End-to-end benchmarks on openbc-session-3.pcap (4325 datagrams of a
@@ -110,15 +111,15 @@ func benchDissect(b *testing.B, mode dissect.Mode, mk func() (dissect.Sink, func
 }
 
 // statsPath is what `bcdump stats` does per capture: every datagram and the
-// end events into report.Stats, then the flows.
+// end events into stats.Stats, then the flows.
 func statsPath() (dissect.Sink, func(*dissect.Session)) {
-	st := report.NewStats()
+	st := stats.NewStats()
 	return st, func(s *dissect.Session) { st.AddFlows("bench", s.Flows()) }
 }
 
 // BenchmarkStats is the `bcdump stats` path: reading, deciphering, framing,
 // opcode decoding, per-flow tracking and reassembly, counted by
-// report.Stats; no per-datagram output.
+// stats.Stats; no per-datagram output.
 func BenchmarkStats(b *testing.B) { benchDissect(b, dissect.Auto, statsPath) }
 
 // BenchmarkStatsSerial is BenchmarkStats on one goroutine (Serial mode).
@@ -174,21 +175,21 @@ func BenchmarkStatsCLI(b *testing.B) {
 
 // BenchmarkReadFilterNone is `bcdump read -Y EXPR FILE` with an expression
 // that matches nothing: every datagram is tested on its decoded values
-// (report.Eval), nothing is rendered or printed (issue 12: at least 80% of
+// (query.Eval), nothing is rendered or printed (issue 12: at least 80% of
 // BenchmarkStatsCLI's rate; .ci/compare measures both as whole processes).
 func BenchmarkReadFilterNone(b *testing.B) {
 	benchCLI(b, "read", "-Y", `messages.opcode_name == ChecksumResp and anomalies.code == "no-such-code"`)
 }
 
 // BenchmarkReadFilterSink is the -Y path without the command line: a
-// Session into a report.Select that selects nothing, so allocations per
+// Session into a query.Select that selects nothing, so allocations per
 // datagram show.
 func BenchmarkReadFilterSink(b *testing.B) {
-	f, err := filter.Compile(`messages.fields.name_hash == 0x1 or anomalies.severity == "fatal"`, report.FieldSchema())
+	f, err := filter.Compile(`messages.fields.name_hash == 0x1 or anomalies.severity == "fatal"`, query.FieldSchema())
 	if err != nil {
 		b.Fatal(err)
 	}
 	benchDissect(b, dissect.Auto, func() (dissect.Sink, func(*dissect.Session)) {
-		return report.NewSelect(dissect.SinkFuncs{}, report.SelectOptions{Filter: f}), func(*dissect.Session) {}
+		return query.NewSelect(dissect.SinkFuncs{}, query.SelectOptions{Filter: f}), func(*dissect.Session) {}
 	})
 }

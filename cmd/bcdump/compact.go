@@ -9,7 +9,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // widthFlags are --wide and --width: how the table fits the terminal;
@@ -28,7 +28,7 @@ func (o *widthFlags) register(f *pflag.FlagSet) {
 }
 
 // shape applies -t and the width flags given on fl to rep.
-func (o *widthFlags) shape(fl *pflag.FlagSet, rep report.Reporter, format string, out io.Writer) error {
+func (o *widthFlags) shape(fl *pflag.FlagSet, rep render.Reporter, format string, out io.Writer) error {
 	if fl.Changed("time-format") {
 		if err := setTimeFormat(rep, format, o.timeFmt); err != nil {
 			return err
@@ -40,11 +40,11 @@ func (o *widthFlags) shape(fl *pflag.FlagSet, rep report.Reporter, format string
 // compactTable decides the table's form: on a terminal (and with --width)
 // lines are cut to the width and addresses labelled; piped, and with
 // --wide, lines are whole, as they always were.
-func (o *widthFlags) apply(rep report.Reporter, format string, out io.Writer, wideGiven, widthGiven bool) error {
+func (o *widthFlags) apply(rep render.Reporter, format string, out io.Writer, wideGiven, widthGiven bool) error {
 	if wideGiven && widthGiven {
 		return fmt.Errorf("--wide and --width contradict each other: give one")
 	}
-	t, ok := rep.(*report.Table)
+	t, ok := rep.(*render.Table)
 	if !ok {
 		if wideGiven || widthGiven {
 			return fmt.Errorf("--wide and --width shape the table's lines; --format %s has none", format)
@@ -56,11 +56,11 @@ func (o *widthFlags) apply(rep report.Reporter, format string, out io.Writer, wi
 		if o.width < 0 {
 			return fmt.Errorf("--width cannot be negative")
 		}
-		t.SetCompact(report.Compact{Width: o.width})
+		t.SetCompact(render.Compact{Width: o.width})
 	case o.wide:
 	default:
 		if cols := terminalWidth(out); cols > 0 {
-			t.SetCompact(report.Compact{Width: cols})
+			t.SetCompact(render.Compact{Width: cols})
 		}
 	}
 	return nil

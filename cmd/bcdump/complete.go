@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/diff"
+	"github.com/bcdump/bcdump/report/query"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -96,7 +96,7 @@ func completeFilter(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
-	for _, name := range report.FieldSchema().Names() {
+	for _, name := range query.FieldSchema().Names() {
 		if strings.HasPrefix(name, word) {
 			out = append(out, prefix+name)
 		}
@@ -117,7 +117,7 @@ func completeIgnore(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 		add(p)
 	}
 	add("fields")
-	for _, name := range report.FieldSchema().Names() {
+	for _, name := range query.FieldSchema().Names() {
 		if rest, ok := strings.CutPrefix(name, "messages.fields."); ok {
 			add("fields." + rest)
 		}

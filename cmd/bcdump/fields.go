@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/query"
 )
 
 func newFieldsCmd(s *streams) *cobra.Command {
@@ -33,7 +33,7 @@ messages.fields.files.name_hash. Hex fields (hashes, object ids, written
 }
 
 func runFields(s *streams, format string) error {
-	fields := report.FieldSchema().Fields()
+	fields := query.FieldSchema().Fields()
 	switch format {
 	case "json":
 		type field struct {

@@ -3,8 +3,9 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // filterFlag is -Y/--filter, shared by read, stats, live, diff, session
@@ -24,13 +25,13 @@ func (o *filterFlag) compile() (*filter.Filter, error) {
 	if o.expr == "" {
 		return nil, nil
 	}
-	return filter.Compile(o.expr, report.FieldSchema())
+	return filter.Compile(o.expr, query.FieldSchema())
 }
 
 // selected puts a Select with f in front of rep (rep itself when f is nil).
-func selected(rep report.Reporter, f *filter.Filter) report.Reporter {
+func selected(rep render.Reporter, f *filter.Filter) render.Reporter {
 	if f == nil {
 		return rep
 	}
-	return report.NewSelect(rep, report.SelectOptions{Filter: f})
+	return query.NewSelect(rep, query.SelectOptions{Filter: f})
 }

@@ -18,7 +18,9 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 type liveOptions struct {
@@ -190,15 +192,15 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 	// Serial: a datagram is shown as it arrives, not when a batch is full;
 	// events are shown as found, not only in the final summary.
 	sess := dissect.NewSession(dissect.SessionOptions{Options: opt, Mode: dissect.Serial, EventsAsFound: true})
-	st := report.NewStats()
+	st := stats.NewStats()
 	shown := &liveShown{src: src, sess: sess, rep: rep, status: newStatusLine(s), count: o.count}
 	var show dissect.Sink = shown
 	if flt != nil {
-		show = report.NewSelect(shown, report.SelectOptions{Filter: flt})
+		show = query.NewSelect(shown, query.SelectOptions{Filter: flt})
 	}
 	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(show))
 	stop() // a second Ctrl-C during the summary ends the program
-	return finishLive(s, report.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr)
+	return finishLive(s, render.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr)
 }
 
 // liveShown is what bcdump live shows as it goes: the reporter's output
@@ -206,7 +208,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 type liveShown struct {
 	src    *capture.Live
 	sess   *dissect.Session
-	rep    report.Reporter
+	rep    render.Reporter
 	status *statusLine
 	count  int // -c; 0 is no limit
 
@@ -266,8 +268,8 @@ func (l *liveShown) statusText() string {
 // finishLive reports the end of the capture whatever stopped it: the -w
 // file closed, the stats summary and the kernel's drops on stderr. The
 // first error wins; without one, --fail-on decides.
-func finishLive(s *streams, pal report.Palette, src *capture.Live, out *liveWriter, sess *dissect.Session,
-	st *report.Stats, printed int, gate *severityGate, runErr error) error {
+func finishLive(s *streams, pal render.Palette, src *capture.Live, out *liveWriter, sess *dissect.Session,
+	st *stats.Stats, printed int, gate *severityGate, runErr error) error {
 	st.AddFlows(src.Name(), sess.Flows())
 	st.AddUnlisted(sess.Unlisted())
 	cs := src.Stats()

@@ -16,10 +16,14 @@ import (
 func newManCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "man DIR",
-		Short: "Write the manual pages (section 1) of every command to DIR",
+		Short: "Write the manual pages of every command and help topic to DIR",
 		Long: `Write one manual page per command, bcdump.1, bcdump-read.1, bcdump-stats.1
-and so on, to DIR (created if missing), from the same text as --help. To
-install them: bcdump man /usr/local/share/man/man1 (then man bcdump-read).
+and so on, to DIR (created if missing), from the same text as --help, and
+one page per help topic in section 7 (overviews and conventions, as
+git's gitcli(7)), bcdump-filters.7, bcdump-json.7 and so on. When DIR is
+a man1 directory the topic pages go to the man7 directory beside it, where
+man looks for them; otherwise they go to DIR too. To install them: bcdump
+man /usr/local/share/man/man1 (then man bcdump-read, man 7 bcdump-filters).
 The page date is SOURCE_DATE_EPOCH when set (reproducible builds), else
 today.`,
 		Example: `  bcdump man ~/.local/share/man/man1 && man bcdump-read`,
@@ -48,6 +52,18 @@ func writeManPages(root *cobra.Command, dir string, date time.Time) error {
 	for _, c := range manCommands(root) {
 		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
 		if err := os.WriteFile(filepath.Join(dir, name), manPage(c, date), 0o644); err != nil {
+			return err
+		}
+	}
+	dir7 := dir
+	if filepath.Base(filepath.Clean(dir)) == "man1" {
+		dir7 = filepath.Join(filepath.Dir(filepath.Clean(dir)), "man7")
+		if err := os.MkdirAll(dir7, 0o755); err != nil {
+			return err
+		}
+	}
+	for _, t := range helpTopics() {
+		if err := os.WriteFile(filepath.Join(dir7, "bcdump-"+t.Name+".7"), topicManPage(t, date), 0o644); err != nil {
 			return err
 		}
 	}
@@ -107,16 +123,110 @@ func manPage(c *cobra.Command, date time.Time) []byte {
 			see = append(see, strings.ReplaceAll(sub.CommandPath(), " ", "-"))
 		}
 	}
-	if len(see) > 0 {
-		b.WriteString(".SH SEE ALSO\n")
-		for i, s := range see {
-			sep := ","
-			if i == len(see)-1 {
-				sep = ""
+	if !c.HasParent() {
+		for _, t := range helpTopics() {
+			see = append(see, "bcdump-"+t.Name+" 7")
+		}
+	} else if _, ok := findTopic(strings.TrimPrefix(strings.ReplaceAll(c.CommandPath(), " ", "-"), "bcdump-")); ok {
+		see = append(see, strings.ReplaceAll(c.CommandPath(), " ", "-")+" 7")
+	}
+	writeSeeAlso(&b, see)
+	return b.Bytes()
+}
+
+// writeSeeAlso lists pages as "name (section)"; a name without a section
+// is a command's page, section 1.
+func writeSeeAlso(b *bytes.Buffer, see []string) {
+	if len(see) == 0 {
+		return
+	}
+	b.WriteString(".SH SEE ALSO\n")
+	for i, s := range see {
+		sep := ","
+		if i == len(see)-1 {
+			sep = ""
+		}
+		name, sec, ok := strings.Cut(s, " ")
+		if !ok {
+			sec = "1"
+		}
+		fmt.Fprintf(b, ".BR %s (%s)%s\n", roff(name), sec, sep)
+	}
+}
+
+// topicManPage renders a help topic's Markdown as a section 7 page:
+// headings become sections, code blocks and tables stay as they are
+// (no fill), lists become tagged paragraphs.
+func topicManPage(t helpTopic, date time.Time) []byte {
+	var b bytes.Buffer
+	name := "bcdump-" + t.Name
+	fmt.Fprintf(&b, ".TH %q 7 %q bcdump \"bcdump manual\"\n.nh\n.ad l\n", strings.ToUpper(name), date.Format("2006-01-02"))
+	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roff(name), roff(inlineText(t.Title)))
+	b.WriteString(".SH DESCRIPTION\n")
+	fence, table, para := false, false, false
+	for l := range strings.Lines(t.Body) {
+		l = strings.TrimRight(l, "\r\n")
+		switch {
+		case strings.HasPrefix(l, "```"):
+			if fence {
+				b.WriteString(".fi\n.RE\n")
+			} else {
+				b.WriteString(".PP\n.RS 2\n.nf\n")
 			}
-			fmt.Fprintf(&b, ".BR %s (1)%s\n", roff(s), sep)
+			fence, para = !fence, false
+			continue
+		case fence:
+			b.WriteString(roffLine(l) + "\n")
+			continue
+		}
+		isRow := strings.HasPrefix(l, "|")
+		if table && !isRow {
+			b.WriteString(".fi\n")
+			table = false
+		}
+		switch h, text, ok := heading(l); {
+		case ok && h == 1:
+			// the title, already in NAME
+		case ok && h == 2:
+			fmt.Fprintf(&b, ".SH %s\n", roff(strings.ToUpper(inlineText(text))))
+			para = false
+		case ok:
+			fmt.Fprintf(&b, ".SS %s\n", roff(inlineText(text)))
+			para = false
+		case strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->"):
+		case l == "":
+			para = false
+		case isRow:
+			if mdRuleTb.MatchString(l) {
+				continue
+			}
+			if !table {
+				b.WriteString(".PP\n.nf\n")
+				table = true
+			}
+			b.WriteString(roffLine(inlineText(l)) + "\n")
+		case strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* "):
+			b.WriteString(".IP \\(bu 2\n" + roffLine(inlineText(l[2:])) + "\n")
+			para = true
+		default:
+			if !para {
+				if strings.HasPrefix(l, "  ") {
+					b.WriteString(roffLine(inlineText(strings.TrimSpace(l))) + "\n")
+					continue
+				}
+				b.WriteString(".PP\n")
+				para = true
+			}
+			b.WriteString(roffLine(inlineText(strings.TrimSpace(l))) + "\n")
 		}
 	}
+	if table {
+		b.WriteString(".fi\n")
+	}
+	if fence {
+		b.WriteString(".fi\n.RE\n")
+	}
+	writeSeeAlso(&b, []string{"bcdump"})
 	return b.Bytes()
 }
 

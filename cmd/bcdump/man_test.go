@@ -33,8 +33,8 @@ func TestManPagesCurrent(t *testing.T) {
 	if *updateMan {
 		return
 	}
-	got, _ := filepath.Glob(filepath.Join(dir, "*.1"))
-	want, _ := filepath.Glob(filepath.Join(committed, "*.1"))
+	got, _ := filepath.Glob(filepath.Join(dir, "*.[17]"))
+	want, _ := filepath.Glob(filepath.Join(committed, "*.[17]"))
 	names := func(ps []string) []string {
 		var out []string
 		for _, p := range ps {

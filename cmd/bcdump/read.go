@@ -10,8 +10,9 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 type readOptions struct {
@@ -40,12 +41,12 @@ still read (exit 2 at the end). A pipe (tcpdump -U -w - | bcdump read -)
 is shown as it arrives. -p auto finds BC traffic on other ports; --plain
 decodes payloads deciphered already (decrypt -w copies are recognised).
 
-Formats: table (one line per datagram), json (JSON Lines, see README),
+Formats: table (one line per datagram), json (JSON Lines, see bcdump help json),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).
 
 -Y shows only the records a display filter selects (bcdump fields lists the
-fields; README "Display filters"). The filter applies after full decoding
+fields; bcdump help filters). The filter applies after full decoding
 and flow tracking, so retransmits, RTTs and anomalies are marked as without
 it. -c ends the read after N records; the end-of-capture summary is then
 left out. -C adds the N datagrams before and after each match in its flow,
@@ -84,22 +85,22 @@ given.`,
 	return cmd
 }
 
-func newReporter(s *streams, format, colorMode string, withCipher, flushEach bool) (report.Reporter, error) {
+func newReporter(s *streams, format, colorMode string, withCipher, flushEach bool) (render.Reporter, error) {
 	on, err := useColor(colorMode, s.out)
 	if err != nil {
 		return nil, err
 	}
-	pal := report.NewPalette(on)
+	pal := render.NewPalette(on)
 	if withCipher && format != "hex" {
 		return nil, fmt.Errorf("--cipher adds the enciphered bytes to the hex dump; it does nothing with --format %s (use -F hex)", format)
 	}
 	switch format {
 	case "table", "":
-		return report.NewTable(s.out, pal, flushEach), nil
+		return render.NewTable(s.out, pal, flushEach), nil
 	case "json":
-		return report.NewJSON(s.out, flushEach), nil
+		return render.NewJSON(s.out, flushEach), nil
 	case "hex":
-		return report.NewHex(s.out, pal, withCipher, flushEach), nil
+		return render.NewHex(s.out, pal, withCipher, flushEach), nil
 	}
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
@@ -121,7 +122,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 		return err
 	}
 	ins, many := expandInputs(files)
-	var rep report.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
+	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
 	if printing {
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
@@ -136,7 +137,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	if o.write != "" && many {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))
 	}
-	marker, _ := rep.(report.FileMarker)
+	marker, _ := rep.(render.FileMarker)
 	run := &inputRun{s: s, many: many}
 	shown := 0
 	err = run.each(ins, func(in input) (bool, error) {
@@ -179,7 +180,7 @@ type readSelection struct {
 // readOne decodes one capture and shows what sel selects. Everything
 // before a broken record is reported before the error is returned. It
 // returns the records shown and whether the limit ended the read.
-func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, sel readSelection) (shown int, capped bool, err error) {
+func readOne(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate, sel readSelection) (shown int, capped bool, err error) {
 	source := name
 	if name == "-" {
 		source = "stdin"
@@ -193,9 +194,9 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		defer cleanup()
 		name = local
 	}
-	so := report.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
+	so := query.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
 	if sel.context > 0 {
-		p := report.NewPlanner(sel.filter, sel.context, sel.limit, sel.file)
+		p := query.NewPlanner(sel.filter, sel.context, sel.limit, sel.file)
 		if _, _, err := decodeCapture(s, name, opt, p, nil); err != nil {
 			return 0, false, err
 		}
@@ -208,7 +209,7 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 		so.OnShow = ann.shown
 		sinks = append(sinks, ann)
 	}
-	sl := report.NewSelect(rep, so)
+	sl := query.NewSelect(rep, so)
 	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
 	how := decodeHow{follow: follow}
 	_, _, err = decodeCaptureHow(s, name, opt, append(sinks, sl), gate, how)
@@ -222,7 +223,7 @@ func readOne(s *streams, name string, opt dissect.Options, rep report.Reporter, 
 // --fail-on gate, with the progress line, and returns the Session (for its
 // flows). Everything before a broken record reaches rep before the error
 // is returned; opened is false when the capture could not be opened.
-func decodeCapture(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
+func decodeCapture(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
 	return decodeCaptureHow(s, name, opt, rep, gate, decodeHow{})
 }
 
@@ -244,7 +245,7 @@ const followTick = 200 * time.Millisecond
 // decodeCaptureFollow is decodeCapture; with follow, the capture is a pipe
 // fed as it is taken: it is read like a live capture (capture.Follow), so
 // events are handed out as found, on a quiet wire too.
-func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep report.Reporter, gate *severityGate, how decodeHow) (sess *dissect.Session, opened bool, err error) {
+func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate, how decodeHow) (sess *dissect.Session, opened bool, err error) {
 	if opt.AutoPorts {
 		var cleanup func()
 		if opt, s, cleanup, err = autoPorts(s, name, opt); err != nil {
@@ -282,7 +283,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep report.R
 	so := dissect.SessionOptions{Options: opt, Mode: dissect.Serial}
 	if _, size := r.Progress(); size >= 0 {
 		// A file is read ahead: the Session's Auto then decodes and renders
-		// on every core (README "Serial or parallel"). A pipe is serial:
+		// on every core (bcdump help performance, "Serial or parallel"). A pipe is serial:
 		// a datagram must not wait for the packets after it.
 		so.Mode = dissect.Auto
 	}

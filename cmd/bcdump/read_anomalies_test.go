@@ -17,16 +17,16 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-var updateAnomalies = flag.Bool("update-anomalies", false, "rewrite testdata/golden/anomalies.table (the README's anomaly examples)")
+var updateAnomalies = flag.Bool("update-anomalies", false, "rewrite testdata/golden/anomalies.table (the anomaly examples of bcdump help anomalies)")
 
 const anomaliesGolden = testdata + "/golden/anomalies.table"
 
-const anomaliesGoldenHeader = `# The README's anomaly examples: per code, the capture, the "bcdump read"
+const anomaliesGoldenHeader = `# The anomaly examples of bcdump help anomalies: per code, the capture, the "bcdump read"
 # table line and the anomaly's message. Regenerate:
 #   go test ./cmd/bcdump -run Anomal -update-anomalies
 `
 
-// anomalyCase is one README example: a capture, the anomaly it shows and
+// anomalyCase is one example of bcdump help anomalies: a capture, the anomaly it shows and
 // where.
 type anomalyCase struct {
 	code   anomaly.Code
@@ -96,8 +96,8 @@ func realCase(name string, withManifest bool) func(t *testing.T) (string, []stri
 	}
 }
 
-// anomalyCases is every anomaly code with the capture the README quotes
-// for it, in README order.
+// anomalyCases is every anomaly code with the capture bcdump help anomalies quotes
+// for it, in the topic's order.
 func anomalyCases() []anomalyCase {
 	gen := func(code anomaly.Code, frame int, event bool, also ...anomaly.Code) anomalyCase {
 		return anomalyCase{code: code, source: fmt.Sprintf("generated: dissecttest.Anomaly(%q)", code),
@@ -222,10 +222,10 @@ func tableLines(t *testing.T, path string, flags []string, c *anomalyCase) []str
 	return lines
 }
 
-// TestReadAnomalies shows every anomaly code on the capture the README
+// TestReadAnomalies shows every anomaly code on the capture the topic
 // quotes: the code with its severity on the right frame, as often as
 // expected (once per message for per-message events), nothing else on the
-// generated captures, and the README's table line (golden file).
+// generated captures, and the topic's table line (golden file).
 func TestReadAnomalies(t *testing.T) {
 	golden := readAnomalyGolden(t)
 	var out bytes.Buffer
@@ -295,7 +295,7 @@ func TestReadAnomalies(t *testing.T) {
 				section += "message: " + text + "\n"
 			}
 			if want, ok := golden[c.key()]; !*updateAnomalies && (!ok || want != section) {
-				t.Errorf("README example changed (rerun with -update-anomalies if intended):\n got: %s\nwant: %s", section, want)
+				t.Errorf("anomaly example changed (rerun with -update-anomalies if intended):\n got: %s\nwant: %s", section, want)
 			}
 		})
 	}

@@ -32,7 +32,7 @@ Several files are read in turn into one story per server.
 With -Y the story is told from the matching datagrams and events only
 (decoding and flow tracking still see every datagram).
 Formats: table (text), json (one JSON document per server, one per line;
-see README).`,
+see bcdump help session).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSession(s, o, args) },
 	}

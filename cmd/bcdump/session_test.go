@@ -83,26 +83,16 @@ func TestSessionJSONLines(t *testing.T) {
 	}
 }
 
-// The README's session example is the golden file report/story checks
-// against the sample's output, so it cannot drift.
-func TestREADMESessionExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// The session example of the README and bcdump help session is the
+// golden file report/story checks against the sample's output, so it
+// cannot drift.
+func TestHelpSessionExample(t *testing.T) {
 	golden, err := os.ReadFile(filepath.Join(testdata, "golden", "session-sample.table"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const begin, end = "<!-- session-sample.table -->\n```\n", "```\n<!-- /session-sample.table -->"
-	s := string(readme)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README lacks the %q ... %q block", begin, end)
-	}
-	if s[i+len(begin):j] != string(golden) {
-		t.Error("README session example differs from testdata/golden/session-sample.table; paste the file between the markers")
-	}
+	checkDocBlocks(t, "<!-- session-sample.table -->\n```\n", "```\n<!-- /session-sample.table -->", string(golden), false,
+		"paste testdata/golden/session-sample.table between the markers")
 	code, out, _ := runCLI(t, nil, "session", samplePcap)
 	if code != 0 || out != string(golden) {
 		t.Error("bcdump session testdata/sample.pcap differs from testdata/golden/session-sample.table")

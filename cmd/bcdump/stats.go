@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/report/stats"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -37,7 +39,7 @@ Several files are added up; each flow names the file it came from. A
 directory stands for every capture under it, in name order. A capture that
 cannot be read is reported and listed under "Skipped" (or "Cut off", counted
 up to the damage), the others are summarized, and the exit status is 2.
-Formats: table (text tables), json (one JSON document, see README).
+Formats: table (text tables), json (one JSON document, see bcdump help stats).
 --brief prints one line per flow instead, like tshark -z conv,udp.
 
 -Y counts only the datagrams and events a display filter selects, and lists
@@ -79,7 +81,7 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	st := report.NewStats()
+	st := stats.NewStats()
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
@@ -109,7 +111,7 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	case o.brief:
 		err = st.WriteBrief(s.out)
 	default:
-		err = st.WriteTable(s.out, report.NewPalette(on))
+		err = st.WriteTable(s.out, render.NewPalette(on))
 	}
 	if err != nil {
 		return err
@@ -128,12 +130,12 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 // With a filter, st counts only the records it selects, and only the flows
 // of the datagrams it selects are added; events left unlisted past the
 // Dissector's limit cannot be tested and are not counted.
-func statsOne(s *streams, name string, opt dissect.Options, st *report.Stats, gate *severityGate, flt *filter.Filter) (opened bool, err error) {
-	var sink report.Reporter = st
+func statsOne(s *streams, name string, opt dissect.Options, st *stats.Stats, gate *severityGate, flt *filter.Filter) (opened bool, err error) {
+	var sink render.Reporter = st
 	matched := map[[2]netip.AddrPort]bool{} // client, server
 	if flt != nil {
-		sink = report.NewSelect(st, report.SelectOptions{Filter: flt, OnShow: func(d *dissect.Datagram, _ bool) {
-			matched[report.ClientServer(d)] = true
+		sink = query.NewSelect(st, query.SelectOptions{Filter: flt, OnShow: func(d *dissect.Datagram, _ bool) {
+			matched[query.ClientServer(d)] = true
 		}})
 	}
 	sess, opened, err := decodeCapture(s, name, opt, sink, gate)

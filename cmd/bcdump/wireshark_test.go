@@ -364,17 +364,13 @@ func TestWiresharkConformance(t *testing.T) {
 	}
 }
 
-// readmeWiresharkFilters are the filters of the README's Wireshark section
-// (the block after the "<!-- wireshark filters -->" marker).
-func readmeWiresharkFilters(t *testing.T) []string {
+// topicWiresharkFilters are the filters of bcdump help wireshark (the
+// block after the "<!-- wireshark filters -->" marker).
+func topicWiresharkFilters(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "<!-- wireshark filters -->")
+	_, rest, ok := strings.Cut(readTopic(t, "wireshark"), "<!-- wireshark filters -->")
 	if !ok {
-		t.Fatal("README has no <!-- wireshark filters --> block")
+		t.Fatal("bcdump help wireshark has no <!-- wireshark filters --> block")
 	}
 	_, rest, _ = strings.Cut(rest, "```")
 	block, _, _ := strings.Cut(rest, "```")
@@ -389,12 +385,13 @@ func readmeWiresharkFilters(t *testing.T) []string {
 	return out
 }
 
-// TestWiresharkFilters checks that the README's filters select the same
-// frames in "bcdump read -Y" and in "tshark -Y" with the plugin.
+// TestWiresharkFilters checks that the filters of bcdump help wireshark
+// select the same frames in "bcdump read -Y" and in "tshark -Y" with the
+// plugin.
 func TestWiresharkFilters(t *testing.T) {
-	filters := readmeWiresharkFilters(t)
+	filters := topicWiresharkFilters(t)
 	if len(filters) < 10 {
-		t.Fatalf("the README lists %d filters that work in both, want 10", len(filters))
+		t.Fatalf("bcdump help wireshark lists %d filters that work in both, want 10", len(filters))
 	}
 	tshark := tsharkOrSkip(t)
 	plugin := writePlugin(t)
@@ -436,17 +433,13 @@ func clip(s []string) []string {
 	return s
 }
 
-// TestREADMEWiresharkTree checks the README's tshark -V tree is the
-// plugin's real output.
-func TestREADMEWiresharkTree(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestHelpWiresharkTree checks the tshark -V tree of bcdump help
+// wireshark is the plugin's real output.
+func TestHelpWiresharkTree(t *testing.T) {
 	const cmdline = "$ tshark -X lua_script:bcdump.lua -r testdata/sample.pcap -V -O bc -Y frame.number==24\n"
-	_, rest, ok := strings.Cut(string(b), cmdline)
+	_, rest, ok := strings.Cut(readTopic(t, "wireshark"), cmdline)
 	if !ok {
-		t.Fatal("README lacks the tshark -V example")
+		t.Fatal("bcdump help wireshark lacks the tshark -V example")
 	}
 	want, _, _ := strings.Cut(rest, "```")
 	tshark := tsharkOrSkip(t)
@@ -456,7 +449,7 @@ func TestREADMEWiresharkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Errorf("README tshark -V example differs from the plugin's output; paste:\n%s", got)
+		t.Errorf("the tshark -V example of bcdump help wireshark differs from the plugin's output; paste:\n%s", got)
 	}
 }
 

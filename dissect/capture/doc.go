@@ -43,4 +43,6 @@
 //
 // Writer writes frames back out as pcap or pcapng, and FixUDPChecksum
 // repairs the UDP checksum after a payload was rewritten in place.
+//
+// It imports transport/anomaly and nothing else of bcdump.
 package capture

@@ -25,7 +25,7 @@ type anomalyScript struct {
 }
 
 // anomalyScripts lists, per anomaly code that no real capture shows, the
-// README's example for it, in the README's order.
+// example of bcdump help anomalies for it, in that topic's order.
 var anomalyScripts = append(transportScripts, checksumScripts...)
 
 // transportScripts are the codes of the transport codec and tracker.

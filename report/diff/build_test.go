@@ -13,7 +13,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // captures holds the module's real captures, relative to this package.
@@ -92,7 +92,7 @@ func traceOf(t testing.TB, capBytes []byte) []byte {
 	}
 	defer r.Close()
 	var out bytes.Buffer
-	rep := report.NewJSON(&out, false)
+	rep := render.NewJSON(&out, false)
 	if err := dissect.NewSession(dissect.SessionOptions{}).Run(context.Background(), r, rep); err != nil {
 		t.Fatal(err)
 	}

@@ -45,4 +45,7 @@
 // content; within a run of removals and additions, a removed and an added
 // message of the same transport type and opcode pair up as one changed
 // message, whose differing key paths are listed old -> new.
+//
+// It imports report/query, report/render, report/filter and
+// report/jsonkeys, and dissect below them.
 package diff

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // Leaf is one scalar of a message's content: its JSON key path (e.g.
@@ -198,7 +198,7 @@ func joinKey(path, key string) string {
 // (only quote, backslash and control characters escaped), the canonical
 // form of string values: a trace that escapes more still compares equal.
 func quote(s string) string {
-	return string(report.AppendJSONString(nil, s))
+	return string(render.AppendJSONString(nil, s))
 }
 
 // isNote says whether leaf path p is a "<key>_name" label whose sibling

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/query"
 )
 
 // Options say what counts as a difference. The zero value compares the
@@ -63,7 +63,7 @@ var Compared = []string{"type", "reliable", "ordered", "opcode", "payload_hex", 
 
 // CheckIgnore returns an error for an --ignore pattern that can match
 // nothing: not one of Compared, not "fields" nor a chain of the decoders'
-// field names below it (report.FieldSchema; "[n]" and "[]" allowed).
+// field names below it (query.FieldSchema; "[n]" and "[]" allowed).
 func CheckIgnore(patterns []string) error {
 	for _, p := range patterns {
 		if !validIgnore(p) {
@@ -85,7 +85,7 @@ func validIgnore(p string) bool {
 	if !ok || rest == "" {
 		return false
 	}
-	_, ok = report.FieldSchema().Field("messages.fields." + rest)
+	_, ok = query.FieldSchema().Field("messages.fields." + rest)
 	return ok
 }
 

@@ -9,8 +9,9 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // Load reads one side of a diff from r: a capture (pcap or pcapng; gzip,
@@ -30,13 +31,13 @@ type Keep func(record []byte) bool
 
 // LoadFiltered is Load keeping only the records the display filter f
 // selects (all when f is nil): a capture's datagrams are tested decoded
-// (report.Eval), a trace's records by their JSON (Match); the answer is
+// (query.Eval), a trace's records by their JSON (Match); the answer is
 // the same.
 func LoadFiltered(name string, r io.Reader, opt dissect.Options, f *filter.Filter) (*Conversation, error) {
 	if f == nil {
 		return loadSource(name, r, opt, nil, nil)
 	}
-	return loadSource(name, r, opt, f.Match, report.NewEval(f).Datagram)
+	return loadSource(name, r, opt, f.Match, query.NewEval(f).Datagram)
 }
 
 // loadSource is Load keeping the records keep selects (traces) and the
@@ -116,7 +117,7 @@ func loadCapture(name string, src capture.Source, opt dissect.Options, keep func
 			if keep != nil && !keep(dg) {
 				return nil
 			}
-			line = report.AppendDatagramJSON(line[:0], dg)
+			line = render.AppendDatagramJSON(line[:0], dg)
 			ok, err := parseRecord(line, &rec)
 			if err != nil {
 				return fmt.Errorf("frame %d: %w", dg.Frame, err)

@@ -9,10 +9,12 @@ import (
 	"io"
 
 	"github.com/bcdump/bcdump/report/internal/jsonerr"
+	"github.com/bcdump/bcdump/report/jsonkeys"
 )
 
 // record is the part of one `bcdump read --format json` line the diff
-// reads (README "json"). Unknown keys are ignored, so traces written by a
+// reads; its keys are the record key table's (report/jsonkeys,
+// TestTraceReaderKeys). Unknown keys are ignored, so traces written by a
 // newer bcdump (keys are only ever added) still load.
 type record struct {
 	Frame    int             `json:"frame"`
@@ -76,8 +78,8 @@ func parseRecord(line []byte, r *record) (ok bool, err error) {
 		return false, errors.New(jsonerr.Describe(err))
 	}
 	switch r.Kind {
-	case "game", "gamespy":
-	case "summary", "event":
+	case jsonkeys.KindGame, jsonkeys.KindGameSpy:
+	case jsonkeys.KindSummary, jsonkeys.KindEvent:
 		return false, nil
 	default:
 		return false, fmt.Errorf("unknown kind %q", r.Kind)

@@ -12,6 +12,9 @@
 // true when any element makes it true; a relation on a field the record
 // lacks is false, `!=` included (a != b means a is present and no value of a
 // equals b); a bare field is true when present.
+//
+// It imports nothing of bcdump: the schema it checks against is an
+// interface (report/query implements it).
 package filter
 
 import (

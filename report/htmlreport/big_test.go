@@ -156,7 +156,7 @@ func TestBigPageBrowser(t *testing.T) {
 	const count = `<script>document.documentElement.setAttribute("data-elements", document.getElementsByTagName("*").length);</script>`
 	// The page with every row in its HTML, as the template draws them.
 	pageRows = 1 << 30
-	full := render(t, d)
+	full := renderPage(t, d)
 	pageRows = MaxPageRows
 	var fullDOM string
 	for _, tc := range []struct {
@@ -223,8 +223,8 @@ func writeFile(t *testing.T, path string, b []byte) {
 	}
 }
 
-// render renders the page of d.
-func render(t *testing.T, d *Data) []byte {
+// renderPage renders the page of d.
+func renderPage(t *testing.T, d *Data) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Render(&b, d); err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/story"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
@@ -487,7 +487,7 @@ func (b *Builder) Data() *Data {
 		Datagrams: b.datagrams, Duration: round6(b.last), FlowsOmitted: b.flowsOmitted,
 		LaddersOmitted: b.laddersOmitted, AnomaliesOmitted: b.rowsOmitted}
 	if b.seen {
-		d.First = b.t0.UTC().Format(report.TimeLayout)
+		d.First = b.t0.UTC().Format(render.TimeLayout)
 	}
 	d.Servers = b.story.Documents()
 	names := make(map[string]string)

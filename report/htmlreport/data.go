@@ -9,6 +9,8 @@
 // RTT minimum and maximum), ladders and tables are capped with counts of
 // what was left out. Page renders the collected Data as HTML; the Data is
 // also embedded in the page as JSON (the golden tests compare that).
+//
+// It imports report/story and report/render, and dissect below them.
 package htmlreport
 
 import "github.com/bcdump/bcdump/report/story"

@@ -8,7 +8,8 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // session3 dissects openbc-session-3.pcap into one Datagram each, with
@@ -38,7 +39,7 @@ func session3(b testing.TB) ([]dissect.Datagram, int64) {
 
 // benchConsumer feeds every datagram of session 3 per op: the consumer
 // stage alone, without decoding.
-func benchConsumer(b *testing.B, rep report.Reporter) {
+func benchConsumer(b *testing.B, rep render.Reporter) {
 	dgs, n := session3(b)
 	b.SetBytes(n)
 	b.ReportAllocs()
@@ -57,8 +58,8 @@ func benchConsumer(b *testing.B, rep report.Reporter) {
 // allocates nothing (allocs/op stays 0 as b.N grows).
 func BenchmarkProfiler(b *testing.B) { benchConsumer(b, New(Options{})) }
 
-// BenchmarkStatsConsumer is report.Stats on the same input, for comparison.
-func BenchmarkStatsConsumer(b *testing.B) { benchConsumer(b, report.NewStats()) }
+// BenchmarkStatsConsumer is stats.Stats on the same input, for comparison.
+func BenchmarkStatsConsumer(b *testing.B) { benchConsumer(b, stats.NewStats()) }
 
 // The hot path does not allocate once flows, opcodes and objects are known.
 func TestDatagramNoAlloc(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // FormatVersion is the value of the "bcdump_profile" key that marks a saved
@@ -186,7 +186,7 @@ func nsMs(ns int64) float64 { return round3(float64(ns) / 1e6) }
 
 // stamp writes times as read's JSON does: nine fractional digits, so they
 // sort as text.
-func stamp(ns int64) string { return time.Unix(0, ns).UTC().Format(report.TimeLayout) }
+func stamp(ns int64) string { return time.Unix(0, ns).UTC().Format(render.TimeLayout) }
 
 // Doc builds the profile document; perFlow adds a section per flow.
 func (p *Profiler) Doc(perFlow bool) *Doc {

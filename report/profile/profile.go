@@ -11,6 +11,8 @@
 // Its memory does not grow with capture length: counters live in fixed
 // arrays, percentiles in bounded log histograms (hist.go), and the flows,
 // objects and payloads it remembers are capped.
+//
+// It imports report/stats and report/render, and dissect below them.
 package profile
 
 import (

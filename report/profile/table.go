@@ -12,7 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // WriteJSON writes d as one indented JSON document.
@@ -51,7 +51,7 @@ type tbl struct {
 }
 
 func newTbl(w io.Writer, align []tw.Align, header ...any) *tbl {
-	return &tbl{t: report.NewTextTable(w, align, header...)}
+	return &tbl{t: stats.NewTextTable(w, align, header...)}
 }
 
 func (t *tbl) row(cells ...any) {

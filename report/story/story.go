@@ -9,6 +9,8 @@
 // (Datagram), then the events the Dissector found (Finish), then written.
 // It keeps no per-datagram data: memory grows with servers, players, live
 // ship objects and timeline lines, all of them capped.
+//
+// It imports report/render, and dissect, checksum and transport below it.
 package story
 
 import (
@@ -454,7 +456,7 @@ const (
 	eventPlayerRemove = 0x00060005
 )
 
-// Field access: the decoders' keys are the README's contract.
+// Field access: the decoders' keys are a contract (bcdump help json).
 
 func intField(fs *game.Fields, name string) (int64, bool) {
 	f, ok := fs.Get(name)

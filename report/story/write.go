@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // The JSON document of one server (`bcdump session --format json` writes
@@ -138,7 +138,7 @@ func (a *Analyzer) Documents() []Document {
 
 // ts writes times as read's JSON does: nine fractional digits, so they sort
 // as text.
-func ts(t time.Time) string { return t.UTC().Format(report.TimeLayout) }
+func ts(t time.Time) string { return t.UTC().Format(render.TimeLayout) }
 
 func optTime(t time.Time) *string {
 	if t.IsZero() {

@@ -3,6 +3,9 @@
 // (dissect/game.Layouts), the anomaly codes, the field names of
 // `bcdump fields` and the cipher's tables. Nothing in the plugin is written
 // by hand apart from the template plugin.lua.tmpl.
+//
+// It imports report/query and report/filter, and dissect/game,
+// transport, checksum and cipher for their tables.
 package wireshark
 
 import (
@@ -19,8 +22,8 @@ import (
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/report"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -197,9 +200,9 @@ var fixedTypes = map[string]string{"rtt_ms": "double"}
 // decoders' fields under messages.fields and messages.reassembled.fields.
 func fields() ([]Field, []string) {
 	var out []Field
-	kinds := report.GameFieldKinds()
+	kinds := query.GameFieldKinds()
 	var game []string
-	for _, f := range report.FieldSchema().Fields() {
+	for _, f := range query.FieldSchema().Fields() {
 		if strings.Contains(f.Path, "<") {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/game"
-	"github.com/bcdump/bcdump/report"
+	"github.com/bcdump/bcdump/report/query"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -64,7 +64,7 @@ func TestGeneratedCompleteness(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range report.FieldSchema().Fields() {
+	for _, f := range query.FieldSchema().Fields() {
 		if strings.Contains(f.Path, "<") {
 			continue
 		}

@@ -1,7 +1,7 @@
-// Command genfields writes report/gamefields_gen.go; go generate ./report
+// Command genfields writes report/query/gamefields_gen.go; go generate ./report/query
 // runs it:
 //
-//	go run ./internal/fieldgen/cmd/genfields -o gamefields_gen.go
+//	go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go -game ../../dissect/game -dissect ../../dissect
 package main
 
 import (

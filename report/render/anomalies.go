@@ -1,0 +1,124 @@
+package render
+
+import (
+	"bufio"
+	"io"
+	"strings"
+
+	"github.com/bcdump/bcdump/transport/anomaly"
+)
+
+// The anomaly registry as `bcdump anomalies` prints it. The table of
+// bcdump help anomalies is the markdown form (a test keeps the two equal), so what users
+// read and what the binary raises come from the same rows.
+
+// WriteAnomaliesTable prints one row per code: name, severity, group,
+// where it is reported and its one-line meaning, wrapped so that rows fit
+// 100 columns.
+func WriteAnomaliesTable(w io.Writer, pal Palette, codes []anomaly.Info) error {
+	const width = 100
+	cols := []int{len("code"), len("severity"), len("group"), len("where")}
+	for _, in := range codes {
+		cols[0] = max(cols[0], len(in.Name))
+		cols[1] = max(cols[1], len(in.Severity.String()))
+		cols[2] = max(cols[2], len(in.Group.String()))
+		cols[3] = max(cols[3], len(in.Scope.String()))
+	}
+	indent := 0
+	for _, c := range cols {
+		indent += c + 2
+	}
+	bw := bufio.NewWriter(w)
+	row := func(paint string, cells ...string) {
+		for i, c := range cells[:4] {
+			pad := strings.Repeat(" ", cols[i]-len(c)+2)
+			if paint != "" && i < 2 {
+				c = pal.PaintSev(c, paint)
+			}
+			bw.WriteString(c + pad)
+		}
+		for i, line := range wrapWords(cells[4], max(width-indent, 30)) {
+			if i > 0 {
+				bw.WriteString("\n" + strings.Repeat(" ", indent))
+			}
+			bw.WriteString(line)
+		}
+		bw.WriteByte('\n')
+	}
+	row("", "code", "severity", "group", "where", "meaning")
+	for _, in := range codes {
+		sev := in.Severity.String()
+		row(sev, in.Name, sev, in.Group.String(), in.Scope.String(), in.Meaning)
+	}
+	return bw.Flush()
+}
+
+// wrapWords breaks s at spaces into lines of at most n bytes (a longer
+// word stands alone).
+func wrapWords(s string, n int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) <= n:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}
+
+// WriteAnomaliesJSON prints the registry as one JSON array; its keys are
+// part of the JSON contract (bcdump help anomalies).
+func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
+	b := []byte("[")
+	for i, in := range codes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+		first := true
+		b = append(b, '{')
+		b = appendKey(b, &first, "code")
+		b = appendStr(b, in.Name)
+		b = appendKey(b, &first, "severity")
+		b = appendStr(b, in.Severity.String())
+		b = appendKey(b, &first, "group")
+		b = appendStr(b, in.Group.String())
+		b = appendKey(b, &first, "datagram")
+		b = appendBool(b, in.Scope&anomaly.OnDatagram != 0)
+		b = appendKey(b, &first, "event")
+		b = appendBool(b, in.Scope&anomaly.AsEvent != 0)
+		b = appendKey(b, &first, "meaning")
+		b = appendStr(b, in.Meaning)
+		if in.Detail != "" {
+			b = appendKey(b, &first, "detail")
+			b = appendStr(b, in.Detail)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "\n]\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
+// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies: meaning and
+// detail together.
+func WriteAnomaliesMarkdown(w io.Writer, codes []anomaly.Info) error {
+	var b strings.Builder
+	b.WriteString("| code | severity | group | where | meaning |\n|---|---|---|---|---|\n")
+	for _, in := range codes {
+		text := in.Meaning
+		if in.Detail != "" {
+			text += "; " + in.Detail
+		}
+		b.WriteString("| `" + in.Name + "` | " + in.Severity.String() + " | " + in.Group.String() + " | " +
+			in.Scope.String() + " | " + strings.ReplaceAll(text, "|", `\|`) + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,6 +1,0 @@
-package report
-
-import "unsafe"
-
-// unsafeBytes views s as bytes without copying; callers only read it.
-func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
