@@ -42,8 +42,18 @@ func wiresharkCaptures(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if testing.Short() {
+		// The long session (4 300 datagrams) is most of the time of every
+		// tshark and Lua test; the short captures cover the same messages
+		// but for the long game's bulk.
+		caps = slices.DeleteFunc(caps, func(c string) bool { return strings.HasSuffix(c, shortSkipsCapture) })
+	}
 	return append(caps, "../../testdata/sample.pcap")
 }
+
+// shortSkipsCapture is the capture the Wireshark tests leave out in -short
+// mode.
+const shortSkipsCapture = "openbc-session-3.pcap"
 
 func writePlugin(t *testing.T) string { return writePluginWith(t, nil) }
 
