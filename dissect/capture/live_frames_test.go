@@ -570,3 +570,24 @@ func TestNpcapReason(t *testing.T) {
 		t.Errorf("unknown error mapped to %v", got)
 	}
 }
+
+// Next does not allocate per frame, filter in user space included.
+func TestLiveAdapterNoAllocs(t *testing.T) {
+	frame := eth(0x0800, ipUDP(t, cli4, srv4, bcPl))
+	other := eth(0x0800, ipUDP(t, cli4, netip.AddrPortFrom(srv4.Addr(), 53), bcPl))
+	src := &fakeSource{frames: [][]byte{other, frame}}
+	l, err := openBPF(&fakeBPF{devs: bsdDevs, src: src}, "en0", LiveOptions{Tick: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Packet
+	allocs := testing.AllocsPerRun(200, func() {
+		src.next = 0
+		if err := l.Next(&p); err != nil || p.Kind != KindMatched {
+			t.Fatalf("%v %v", err, p.Kind)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per Next", allocs)
+	}
+}
