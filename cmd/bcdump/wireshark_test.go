@@ -538,4 +538,12 @@ func TestWiresharkInstall(t *testing.T) {
 	if !strings.Contains(out.String(), "Reload Lua Plugins") {
 		t.Errorf("install output does not say how to reload: %q", out.String())
 	}
+	// lua -o says what it wrote, on stderr.
+	file := filepath.Join(t.TempDir(), "bcdump.lua")
+	code, stdout, errs := runCLI(t, nil, "wireshark", "lua", "-o", file)
+	written, _ := os.ReadFile(file)
+	if code != 0 || stdout != "" || !bytes.Equal(written, lua.Bytes()) ||
+		errs != fmt.Sprintf("bcdump: wrote %s (%d bytes)\n", file, lua.Len()) {
+		t.Errorf("lua -o: exit %d, stdout %d bytes, stderr %q", code, len(stdout), errs)
+	}
 }
