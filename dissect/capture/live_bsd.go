@@ -24,7 +24,11 @@ type bpfAPI interface {
 const bpfPermissionAdvice = `root or read-write access to /dev/bpf* (macOS: the access_bpf group, which Wireshark's ChmodBPF sets up)`
 
 // bpfBufLen bounds the BPF read buffer: macOS refuses more than
-// debug.bpf_maxbufsize, 512 KiB by default.
+// debug.bpf_maxbufsize, 512 KiB by default. Without a kernel filter every
+// frame of the interface comes through it, so it is as large as allowed.
+// (bsdbpf allocates a fresh buffer of this size for every read(2), which
+// may hold one frame or many: the one allocation bcdump's hot path has on
+// these systems.)
 const bpfBufLen = 512 << 10
 
 // openBPF opens iface (a name or a number from --list-interfaces). bsdbpf
