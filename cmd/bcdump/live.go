@@ -51,8 +51,9 @@ datagram is flushed at once, so "bcdump live -i eth0 -F json | jq" works.
 --list-interfaces. Linux captures through AF_PACKET (root or CAP_NET_RAW),
 Windows through Npcap (npcap.com), macOS and the BSDs through /dev/bpf
 (root, or the access_bpf group on macOS); bcdump help platforms says more.
-A kernel filter passes only UDP to or from the game ports, so other
-traffic costs nothing. Ctrl-C (SIGINT), SIGTERM, SIGHUP, a reader of stdout going away
+A filter passes only UDP to or from the game ports, in the kernel on Linux
+and Windows (other traffic costs nothing there), in bcdump on macOS and
+the BSDs. Ctrl-C (SIGINT), SIGTERM, SIGHUP, a reader of stdout going away
 (SIGPIPE, as with | head), -c or --duration stops the capture: the -w file
 is completed and closed, the pending output is written, then one summary
 line (datagrams, frames, packets the kernel dropped, flows, anomalies; -v
