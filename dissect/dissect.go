@@ -31,6 +31,9 @@ type Options struct {
 	// other UDP ports in each capture first (PortFinder) and add those
 	// ports; the Dissector itself does not read it.
 	AutoPorts bool
+	// Trace fills in what trace files (packet_trace.log, OBCTRACE) do not
+	// record: the server's address, the tick length.
+	Trace capture.TraceOptions
 }
 
 // Dissector decodes packets one at a time, in capture order. A Session

@@ -23,8 +23,8 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"read", "--format", ""}, []string{"table", "json", "hex"}},
-		{[]string{"read", "-F", ""}, []string{"table", "json", "hex"}},
+		{[]string{"read", "--format", ""}, []string{"table", "json", "hex", "parquet"}},
+		{[]string{"read", "-F", ""}, []string{"table", "json", "hex", "parquet"}},
 		{[]string{"diff", "--format", ""}, []string{"text", "json"}},
 		{[]string{"stats", "--format", ""}, []string{"table", "json"}},
 		{[]string{"anomalies", "--format", ""}, []string{"table", "json", "markdown"}},

@@ -18,12 +18,14 @@ type decodeFlags struct {
 	manifest string
 	failOn   string
 	plain    bool
+	trace    traceFlags
 }
 
 func (o *decodeFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
 	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
+	o.trace.register(f)
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
 }
 
@@ -53,6 +55,9 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 	}
 	opt.Ports, opt.AutoPorts = ports, auto
 	opt.Plain = o.plain
+	if opt.Trace, err = o.trace.options(); err != nil {
+		return opt, err
+	}
 	if o.manifest != "" {
 		m, err := checksum.LoadFile(o.manifest)
 		if err != nil {

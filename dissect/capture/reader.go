@@ -52,6 +52,8 @@ type Reader struct {
 	ifSection int             // the section ifaces belong to
 	ancil     [1]any          // pcapng: CaptureInfo.AncillaryData, as pcapgo fills it
 	ancilLT   layers.LinkType
+
+	trace *traceState // set for packet_trace.log and OBCTRACE input
 }
 
 // Next fills p with the next matching datagram (with Options.AllFrames, the
@@ -71,6 +73,9 @@ type Reader struct {
 // Note in the next datagram returned (Packet.Lost) or, after the last one,
 // for TakeNotes.
 func (r *Reader) Next(p *Packet) error {
+	if r.trace != nil {
+		return r.nextTrace(p)
+	}
 	for {
 		if len(r.frag.given) > 0 {
 			if r.giveUp(p) {
@@ -331,7 +336,7 @@ func (r *Reader) Stats() Stats { return r.stats }
 // Name is the file name used in errors ("stdin" for "-").
 func (r *Reader) Name() string { return r.name }
 
-// Format is "pcap" or "pcapng".
+// Format is "pcap", "pcapng", FormatTraceLog or FormatOBCTrace.
 func (r *Reader) Format() string { return r.format }
 
 // Plaintext reports whether the capture carries bcdump's plaintext mark

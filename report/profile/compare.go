@@ -268,11 +268,13 @@ type Result struct {
 	Drift       int          `json:"drift"`
 	Accepted    int          `json:"accepted"`
 	Within      int          `json:"within"`
+	// Parity is the opcode table: which opcodes each side has.
+	Parity *Parity `json:"parity"`
 }
 
 // Passed reports whether no difference is outside tolerance (after the
-// baseline).
-func (r *Result) Passed() bool { return r.Drift == 0 }
+// baseline) and both sides have the same opcodes.
+func (r *Result) Passed() bool { return r.Drift == 0 && (r.Parity == nil || r.Parity.Missing() == 0) }
 
 // CompareOptions configure Compare; the zero value uses the default
 // tolerances, no baseline and ignores nothing.
@@ -300,7 +302,7 @@ func Compare(oldName string, old *Doc, newName string, nw *Doc, opt CompareOptio
 	if ts == nil {
 		ts = DefaultTolerances()
 	}
-	r := &Result{Old: oldName, New: newName, Tolerances: ts.String(), Differences: []Difference{}}
+	r := &Result{Old: oldName, New: newName, Tolerances: ts.String(), Differences: []Difference{}, Parity: ComparePresence(old, nw)}
 	om, nm := metrics(old), metrics(nw)
 	keys := append([]string(nil), om.keys...)
 	for _, k := range nm.keys {
@@ -404,8 +406,14 @@ func (r *Result) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within)
-	return err
+	if _, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within); err != nil {
+		return err
+	}
+	if r.Parity == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return r.Parity.WriteText(w, r.Old, r.New)
 }
 
 // metricLabel is a metric key for people: an opcode is named beside its

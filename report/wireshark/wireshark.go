@@ -1,10 +1,11 @@
 // Package wireshark generates a Lua dissector plugin for Wireshark from
 // bcdump's own tables: the transport types, the opcode names and layouts
-// (dissect/game.Layouts), the anomaly codes, the field names of
-// `bcdump fields` and the cipher's tables. Nothing in the plugin is written
-// by hand apart from the template plugin.lua.tmpl.
+// (dissect/game.Layouts), the anomaly codes, the record fields of
+// `bcdump fields`, the decoders' field names and kinds (dissect.Fields,
+// from the same layouts) and the cipher's tables. Nothing in the plugin is
+// written by hand apart from the template plugin.lua.tmpl.
 //
-// It imports report/query and report/filter, and dissect/game,
+// It imports report/query and report/filter, and dissect, dissect/game,
 // transport, checksum and cipher for their tables.
 package wireshark
 
@@ -21,6 +22,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
@@ -196,18 +198,21 @@ func labelled() map[string]bool {
 // integers although their filter type is a number.
 var fixedTypes = map[string]string{"rtt_ms": "double"}
 
-// fields lists every field `bcdump fields` names (as bc.<path>), the
-// decoders' fields under messages.fields and messages.reassembled.fields.
+// fields lists every record field `bcdump fields` names (as bc.<path>),
+// then the decoders' fields (dissect.Fields) under messages.fields and
+// messages.reassembled.fields.
 func fields() ([]Field, []string) {
 	var out []Field
-	kinds := query.GameFieldKinds()
+	kinds := map[string][]string{}
 	var game []string
-	for _, f := range query.FieldSchema().Fields() {
-		if strings.Contains(f.Path, "<") {
-			continue
+	for _, f := range dissect.Fields() {
+		game = append(game, f.Name)
+		for _, k := range f.Kinds {
+			kinds[f.Name] = append(kinds[f.Name], k.String())
 		}
-		if name, ok := strings.CutPrefix(f.Path, "messages.fields."); ok {
-			game = append(game, name)
+	}
+	for _, f := range query.FieldSchema().Fields() {
+		if strings.Contains(f.Path, "<") || strings.HasPrefix(f.Path, "messages.fields.") {
 			continue
 		}
 		leaf := f.Path[strings.LastIndexByte(f.Path, '.')+1:]
@@ -229,13 +234,20 @@ func fields() ([]Field, []string) {
 		}
 		out = append(out, fl)
 	}
-	sort.Strings(game)
 	labels := labelled()
+	elems := elementKinds()
 	for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
 		for _, name := range game {
 			fl := Field{Abbr: "bc." + root + "." + name, Name: name}
 			fl.FType, fl.Base = gameFieldType(kinds[name])
 			fl.Desc = strings.Join(kinds[name], " or ")
+			if ek, ok := elems[name]; ok {
+				// The plugin adds the array as a text item and each
+				// element as this field: Wireshark refuses a value on a
+				// field of type none.
+				fl.FType, fl.Base = gameFieldType(ek)
+				fl.Desc = "array of " + strings.Join(ek, " or ")
+			}
 			out = append(out, fl)
 			if labels[name] {
 				if slices.Contains(game, name+"_name") {
@@ -247,6 +259,39 @@ func fields() ([]Field, []string) {
 		}
 	}
 	return out, game
+}
+
+// elementKinds returns, for the arrays whose elements are unnamed values
+// (ObjCreate's orientation), the kinds of those values: the plugin shows
+// such an element under its array's name, as bcdump's filter finds it.
+func elementKinds() map[string][]string {
+	out := map[string][]string{}
+	var walk func(steps []game.Step, array string)
+	walk = func(steps []game.Step, array string) {
+		for _, s := range steps {
+			if k := game.OpKind(s.Op); k != 0 && s.Name == "" && array != "" && k != game.KindObject {
+				if !slices.Contains(out[array], k.String()) {
+					out[array] = append(out[array], k.String())
+				}
+			}
+			in := array
+			switch s.Op {
+			case game.OpArray:
+				in = s.Name
+			case game.OpObject, game.OpRepeat, game.OpPairs:
+				in = "" // elements that are objects: their fields have names
+			}
+			walk(s.Body, in)
+			walk(s.Else, in)
+			for _, c := range s.Cases {
+				walk(c.Body, in)
+			}
+		}
+	}
+	for _, l := range game.Layouts() {
+		walk(l, "")
+	}
+	return out
 }
 
 // gameFieldType picks the Wireshark storage for a decoder field from the

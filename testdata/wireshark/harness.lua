@@ -11,6 +11,9 @@
 -- tab and newline escaped, then the Info column as "frame<TAB>!info<TAB>text".
 -- A Lua error escaping the dissector is printed as "frame<TAB>!error<TAB>message".
 --
+-- A value given for a field of type none is refused, as Wireshark refuses
+-- it ("FT_ not yet supported").
+--
 -- Where Wireshark's checks depend on the Lua version, the stand-in makes the
 -- same checks: from Lua 5.3 on, an integer field given a number with a
 -- fraction is an error ("number has no integer representation"), as
@@ -266,7 +269,9 @@ local function valuetext(f, v)
 		if n == nil then error("bad argument (number expected, got " .. type(v) .. ")", 0) end
 		return string.format("%.17g", n)
 	elseif t == "none" then
-		return nil
+		-- Wireshark adds no value to a field of type none: it raises this
+		-- (tshark 4.0), whatever the value.
+		error("FT_ not yet supported", 0)
 	end
 	local n = integer(v)
 	if t:sub(1, 4) == "uint" then
