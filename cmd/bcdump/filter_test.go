@@ -224,6 +224,10 @@ var filterCases = []struct {
 func TestReadFilterMatchesHand(t *testing.T) {
 	all := map[string][]string{}
 	caps := append([]string(nil), filterCaptures...)
+	if testing.Short() {
+		// The long session is most of the time; the full suite has it.
+		caps = slices.DeleteFunc(caps, func(c string) bool { return strings.HasSuffix(c, "openbc-session-3.pcap") })
+	}
 	// The anomaly sessions add event findings (summary records).
 	for _, code := range dissecttest.AnomalyCodes() {
 		s, _ := dissecttest.Anomaly(code)
@@ -242,7 +246,7 @@ func TestReadFilterMatchesHand(t *testing.T) {
 				t.Errorf("%s on %s: %d records, by hand %d:\n%s", tc.expr, filepath.Base(c), len(got), len(want), lineDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
 			}
 		}
-		if total == 0 {
+		if total == 0 && !testing.Short() { // some select only in the long session
 			t.Errorf("%s selects nothing in any test capture: the case tests little", tc.expr)
 		}
 	}
