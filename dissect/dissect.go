@@ -27,6 +27,10 @@ type Options struct {
 	// written by bcdump decrypt -w, or --plain): they are decoded as they
 	// are.
 	Plain bool
+	// MaxFlowBytes bounds the estimated state of all active flows
+	// together (transport.Config.MaxFlowBytes); 0 is the default,
+	// transport.DefaultMaxFlowBytes.
+	MaxFlowBytes int
 	// AutoPorts makes Dissect look for BC traffic on other UDP ports in
 	// each input first (PortFinder, one extra pass) and decode those ports
 	// too. The pass needs the input from its start, so a Dissector or
@@ -74,8 +78,12 @@ func New(opt Options) *Dissector {
 	if len(ports) == 0 {
 		ports = []uint16{DefaultPort}
 	}
+	cfg := transport.DefaultConfig()
+	if opt.MaxFlowBytes > 0 {
+		cfg.MaxFlowBytes = opt.MaxFlowBytes
+	}
 	return &Dissector{ports: ports, manifest: opt.Manifest, plain: opt.Plain, maxEvents: MaxHeldEvents,
-		track: transport.NewTracker(transport.DefaultConfig())}
+		track: transport.NewTracker(cfg)}
 }
 
 func (d *Dissector) isGamePort(p uint16) bool {

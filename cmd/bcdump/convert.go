@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 )
@@ -54,9 +53,9 @@ func runConvert(s *streams, o *convertOptions, in string) error {
 	if opt.AutoPorts {
 		return errors.New("convert: -p auto is not supported; name the ports")
 	}
-	if o.out != "-" && in != "-" {
-		if same, _ := sameFile(in, o.out); same {
-			return fmt.Errorf("convert: -w %s is the input", o.out)
+	if o.out != "-" {
+		if err := outfile.Check(o.out, s.outputRules(in)); err != nil {
+			return fmt.Errorf("-w: %w", err)
 		}
 	}
 	r, err := openCaptureWith(s, in, capture.Options{Ports: opt.Ports, Trace: opt.Trace})
@@ -65,7 +64,7 @@ func runConvert(s *streams, o *convertOptions, in string) error {
 	}
 	defer r.Close()
 	sayLacks(s, r)
-	return writeWhole(s, o.out, func(w io.Writer) error { return convertFrames(w, r) })
+	return writeWhole(s, o.out, in, func(w io.Writer) error { return convertFrames(w, r) })
 }
 
 // convertFrames writes every datagram of r as a pcapng frame, the game
@@ -104,57 +103,30 @@ func convertFrames(w io.Writer, r *capture.Reader) error {
 	return cw.Flush()
 }
 
-// writeWhole writes an output file whole or not at all: under a
-// temporary name in its directory, renamed into place when complete; "-"
-// is stdout.
-func writeWhole(s *streams, out string, write func(io.Writer) error) error {
-	if out == "-" {
-		bw := bufio.NewWriterSize(s.out, 64<<10)
-		if err := write(bw); err != nil {
-			return err
+// writeWhole writes an output file whole or not at all, under the rules
+// of package outfile (never over the input in); "-" is stdout.
+func writeWhole(s *streams, out, in string, write func(io.Writer) error) error {
+	var dst io.Writer = s.out
+	var f *outfile.File
+	if out != "-" {
+		var err error
+		if f, err = outfile.Create(out, s.outputRules(in)); err != nil {
+			return fmt.Errorf("-w: %w", err)
 		}
-		return bw.Flush()
+		defer f.Abort() // no output unless every frame was written
+		dst = f
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
-	}
-	bw := bufio.NewWriterSize(tmp, 64<<10)
+	bw := bufio.NewWriterSize(dst, 64<<10)
 	if err := write(bw); err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
+		return err
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("-w %s: %w", out, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
+	if f != nil {
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("-w %s: %w", out, err)
+		}
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
-	}
-	done = true
 	return nil
-}
-
-// sameFile reports whether two paths name the same existing file.
-func sameFile(a, b string) (bool, error) {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	fb, err := os.Stat(b)
-	if err != nil {
-		return false, nil
-	}
-	return os.SameFile(fa, fb), nil
 }

@@ -20,12 +20,16 @@ type decodeFlags struct {
 	failOn   string
 	plain    bool
 	trace    traceFlags
+	// flowMemory bounds the tracked flows' state (--flow-memory).
+	flowMemory string
 }
 
-// register adds --port, --manifest, --plain, the trace flags and --fail-on
-// to f.
+// register adds the registerInput flags, --flow-memory and --fail-on to
+// f. (diff has neither: it holds both conversations in memory, which a
+// soft memory limit sized for the flows would make the GC fight.)
 func (o *decodeFlags) register(f *pflag.FlagSet) {
 	o.registerInput(f)
+	f.StringVar(&o.flowMemory, "flow-memory", defaultFlowMemory, "bound on the estimated memory of the flows tracked at once (like 512MiB, 2GiB); past it the least recently active flow is finished early, with a tracking-limit note")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
 }
 
@@ -66,6 +70,14 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 	opt.Plain = o.plain
 	if opt.Trace, err = o.trace.options(); err != nil {
 		return opt, err
+	}
+	if o.flowMemory != "" {
+		if opt.MaxFlowBytes, err = parseByteSize(o.flowMemory); err != nil {
+			return opt, fmt.Errorf("--flow-memory %w", err)
+		}
+		if limitMemory != nil {
+			limitMemory(int64(opt.MaxFlowBytes) + memoryHeadroom)
+		}
 	}
 	if o.manifest != "" {
 		m, err := checksum.LoadFile(o.manifest)

@@ -57,8 +57,11 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 			if err := o.prof.check(cmd.Flags()); err != nil {
 				return err
 			}
+			if err := o.text(cmd.Flags(), o.format); err != nil {
+				return err
+			}
 			if o.prof.on {
-				return runProfileDiffCmd(s, o, args[0], args[1])
+				return runProfileDiffCmd(s, o, args[0], args[1], cmd.Flags())
 			}
 			return runDiff(s, o, args[0], args[1], cmd.Flags())
 		},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
@@ -126,7 +127,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	ins, many := expandInputs(s, files)
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
-	pq, err := startParquet(o.format, o.output, files)
+	pq, err := startParquet(s, o.format, o.output, files)
 	if err != nil {
 		return err
 	}
@@ -145,6 +146,11 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	}
 	if o.write != "" && many {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))
+	}
+	if o.write != "" && o.write != "-" {
+		if err := outfile.Check(o.write, s.outputRules(inputNames(ins)...)); err != nil {
+			return fmt.Errorf("-w: %w", err)
+		}
 	}
 	marker, _ := rep.(render.FileMarker)
 	run := &inputRun{s: s, many: many}

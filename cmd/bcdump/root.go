@@ -194,6 +194,9 @@ func withUsage(cmd *cobra.Command) {
 func useColor(mode string, w io.Writer) (bool, error) {
 	switch mode {
 	case "always":
+		if f, ok := w.(*os.File); ok {
+			vtReady(f) // a Windows console shows the escapes as colours if it can
+		}
 		return true, nil
 	case "never":
 		return false, nil
@@ -202,7 +205,7 @@ func useColor(mode string, w io.Writer) (bool, error) {
 			return false, nil
 		}
 		f, ok := w.(*os.File)
-		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())), nil
+		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) && vtReady(f), nil
 	}
 	return false, fmt.Errorf("--color must be auto, always or never, not %q", mode)
 }

@@ -111,6 +111,9 @@ func (r *Reader) Next(p *Packet) error {
 			}
 		}
 
+		if r.pcap == nil {
+			ci.Timestamp = saturateTime(ci.Timestamp)
+		}
 		p.reset()
 		p.Frame = r.frame
 		p.Time = ci.Timestamp
@@ -406,4 +409,25 @@ func (r *Reader) interfaceInfo(p *Packet) (pcapgo.NgInterface, bool) {
 	}
 	intf, err := r.ng.Interface(p.InterfaceIndex)
 	return intf, err == nil
+}
+
+// Capture times are kept within the years 0000 to 9999, which every
+// output writes in its fixed form: a pcapng timestamp with if_tsoffset
+// (signed seconds) can claim any second in 2^64, beyond what time.Time
+// even formats. Times outside are set to the nearest end.
+var (
+	earliestTime = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestTime   = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
+// The ends in Unix seconds.
+const earliestUnix, latestUnix = -62167219200, 253402300799
+
+func saturateTime(t time.Time) time.Time {
+	if sec := t.Unix(); sec < earliestUnix {
+		return earliestTime
+	} else if sec > latestUnix {
+		return latestTime
+	}
+	return t
 }

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect/game"
 
@@ -393,17 +395,34 @@ func rounded(v *float64) *float64 {
 func (r *Result) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteText writes one line per difference and a summary.
-func (r *Result) WriteText(w io.Writer) error {
+func (r *Result) WriteText(w io.Writer) error { return r.WriteTextWidth(w, 0) }
+
+// WriteTextWidth is WriteText for a terminal of width columns (0: no
+// limit): when the difference lines are wider, the tolerance column goes,
+// then the change; what is still too wide is the caller's to cut.
+func (r *Result) WriteTextWidth(w io.Writer, width int) error {
 	fmt.Fprintf(w, "--- %s\n+++ %s\ntolerances: %s\n", quote.Name(r.Old), quote.Name(r.New), r.Tolerances)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, d := range r.Differences {
-		change := "n/a"
-		if d.Change != nil {
-			change = fmt.Sprintf("%+.1f%%", *d.Change*100)
+	var buf bytes.Buffer
+	for cols := 5; cols >= 3; cols-- {
+		buf.Reset()
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		for _, d := range r.Differences {
+			change := "n/a"
+			if d.Change != nil {
+				change = fmt.Sprintf("%+.1f%%", *d.Change*100)
+			}
+			cells := []string{string(d.Status), metricLabel(d.Metric), num(d.Old) + " -> " + num(d.New), change,
+				"(tolerance " + string(d.Kind) + " " + d.Tolerance + ")"}
+			fmt.Fprintf(tw, "%s\n", strings.Join(cells[:cols], "\t"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\t(tolerance %s %s)\n", d.Status, metricLabel(d.Metric), num(d.Old), num(d.New), change, d.Kind, d.Tolerance)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if width <= 0 || widestLine(buf.Bytes()) <= width {
+			break
+		}
 	}
-	if err := tw.Flush(); err != nil {
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within); err != nil {
@@ -414,6 +433,16 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	return r.Parity.WriteText(w, r.Old, r.New)
+}
+
+// widestLine is the longest line of b in runes, trailing spaces left out
+// (tabwriter pads every cell but the last).
+func widestLine(b []byte) int {
+	n := 0
+	for _, l := range bytes.Split(b, []byte{'\n'}) {
+		n = max(n, utf8.RuneCount(bytes.TrimRight(l, " ")))
+	}
+	return n
 }
 
 // metricLabel is a metric key for people: an opcode is named beside its
