@@ -80,6 +80,13 @@ func comparedKey(k string) bool {
 	return strings.HasPrefix(k, "bc.messages.fields.") || strings.HasPrefix(k, "bc.messages.reassembled.fields.")
 }
 
+// pluginKey is the bcdump key of a plugin field: a value of an array
+// ("<array>.element", a typed field of its own as the array holds no value)
+// is one of the array's list in bcdump's JSON.
+func pluginKey(k string) string {
+	return strings.TrimSuffix(k, ".element")
+}
+
 // bcdumpValues flattens bcdump's JSON records of game datagrams into the
 // compared values by frame, in document order.
 func bcdumpValues(t *testing.T, capture string, flags ...string) map[int][]kv {
@@ -246,10 +253,15 @@ func tsharkValues(t *testing.T, tshark, plugin, capture string) map[int][]kv {
 	if s := strings.TrimSpace(strings.ReplaceAll(errb.String(), `Running as user "root" and group "root". This could be dangerous.`, "")); s != "" {
 		t.Fatalf("tshark on %s: %s", capture, s)
 	}
+	if n := bytes.Count(out, []byte("Lua Error")); n > 0 {
+		t.Errorf("tshark on %s: %d Lua errors", capture, n)
+	}
 	frames := map[int][]kv{}
 	frame := 0
 	walkJSON(t, out, func(path []string, val string) {
-		switch key := path[len(path)-1]; {
+		switch key := pluginKey(path[len(path)-1]); {
+		case key == "bc.plugin.refused":
+			t.Errorf("%s frame %d: the plugin could not add an item", filepath.Base(capture), frame)
 		case key == "frame.number":
 			frame, _ = strconv.Atoi(val)
 		case comparedKey(key):

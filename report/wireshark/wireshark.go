@@ -41,6 +41,9 @@ type Field struct {
 	FType string // the Lua ProtoField constructor: uint32, int32, float, double, bool, string, none
 	Base  string // "base.DEC", "base.HEX", "" for none
 	Desc  string
+	// Values names the plugin's Lua table whose names the tree shows for
+	// the value ("Data (0x32)"); "" for none.
+	Values string
 }
 
 // data is what the template renders.
@@ -61,6 +64,11 @@ type data struct {
 	PlayerIDStride   uint32
 	NotePlainFlag    string
 	HashNames        string // Lua table: checksum name hashes to names
+	// The bounds of incomplete reassemblies, as bcdump's tracker has them.
+	ReasmTimeout  float64 // seconds
+	ReasmMaxOpen  int
+	ReasmMaxBytes int
+	ReasmDone     int // joined messages remembered per flow
 }
 
 type kv struct {
@@ -124,6 +132,10 @@ func build() data {
 	}
 	d.Anomalies = anomaly.All()
 	d.Fields, d.GameFields = fields()
+	d.Fields = append(named(d.Fields), elementFields()...)
+	d.ReasmTimeout = transport.DefaultReassemblyTimeout.Seconds()
+	d.ReasmMaxOpen, d.ReasmMaxBytes = transport.DefaultMaxOpenReassemblies, transport.DefaultMaxReassemblyBytes
+	d.ReasmDone = transport.DefaultMaxTrackedMessages
 	cols, mults := cipher.Tables()
 	for i := range cols {
 		d.Cols = append(d.Cols, cols[i][:])
@@ -147,6 +159,74 @@ func luaNames(tab map[uint64]string) string {
 		parts[i] = fmt.Sprintf("[0x%X]=%s", v, luaString(tab[v]))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// valueNames are the fields whose tree items show a name beside the value
+// ("Data (0x32)", "ChecksumResp (0x21)"): one-byte hex fields with the
+// plugin's table of names. Filters and "tshark -T json" see the number.
+var valueNames = map[string]string{
+	"bc.messages.type":               "TRANSPORT",
+	"bc.messages.opcode":             "OPCODES",
+	"bc.messages.reassembled.opcode": "OPCODES",
+}
+
+// named gives the fields of valueNames their table.
+func named(fs []Field) []Field {
+	for i, f := range fs {
+		if tab, ok := valueNames[f.Abbr]; ok {
+			fs[i].FType, fs[i].Base, fs[i].Values = "uint8", "base.HEX", tab
+		}
+	}
+	return fs
+}
+
+// elementTypes is the Wireshark storage of an unnamed value in an array,
+// by the step that reads it.
+var elementTypes = map[game.Op][2]string{
+	game.OpU8: {"uint32", "base.DEC"}, game.OpI32: {"int32", "base.DEC"},
+	game.OpHex8: {"uint32", "base.HEX"}, game.OpHex16: {"uint32", "base.HEX"},
+	game.OpHex32: {"uint32", "base.HEX"}, game.OpObjID: {"uint32", "base.HEX"},
+	game.OpF32: {"double", ""}, game.OpCF16: {"double", ""},
+	game.OpCV3: {"double", ""}, game.OpCV4: {"double", ""}, game.OpVec3: {"double", ""},
+	game.OpBit: {"bool", ""}, game.OpFlag: {"bool", ""},
+}
+
+// elementFields lists a field "<array>.element" for every array of the
+// layouts that holds unnamed values (ObjCreate's orientation: four f32),
+// typed by the step that reads them. The array itself holds other fields
+// (FT_NONE), which Wireshark refuses a value; bcdump's JSON shows the
+// values as the array's list.
+func elementFields() []Field {
+	seen := map[string]bool{}
+	var out []Field
+	var walk func(steps []game.Step, array string)
+	walk = func(steps []game.Step, array string) {
+		for _, s := range steps {
+			switch s.Op {
+			case game.OpArray, game.OpObject:
+				walk(s.Body, s.Name)
+				continue
+			}
+			walk(s.Body, array)
+			walk(s.Else, array)
+			for _, c := range s.Cases {
+				walk(c.Body, array)
+			}
+			t, ok := elementTypes[s.Op]
+			if s.Name != "" || array == "" || !ok || seen[array] {
+				continue
+			}
+			seen[array] = true
+			for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
+				out = append(out, Field{Abbr: "bc." + root + "." + array + ".element", Name: array + " element",
+					FType: t[0], Base: t[1], Desc: "a value of " + array})
+			}
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(game.Layouts())) {
+		walk(game.Layouts()[c], "")
+	}
+	return out
 }
 
 // labelled lists the decoder fields that may carry a label ("<name>_name"
