@@ -67,3 +67,36 @@ var (
 	roleRequest = []byte("request")
 	roleAssign  = []byte("assign")
 )
+
+// controlShapes lists, by message type, the fields decodeControl appends,
+// for the field schema (Fields): the steps give each field's kind; the
+// parsing is package transport's. TestControlShapes holds them to
+// decodeControl.
+var controlShapes = map[transport.Type]game.Layout{
+	transport.TypePeerInfo: {
+		{Op: game.OpU8, Name: "peer_id"}, {Op: game.OpStr8, Name: "ip"}, {Op: game.OpStr8, Name: "name"},
+	},
+	transport.TypeConnect: {
+		{Op: game.OpStr8, Name: "role"}, {Op: game.OpStr8, Name: "ip"}, {Op: game.OpBytes, Name: "port_bytes", N: 2},
+		{Op: game.OpU8, Name: "assigned_peer_id"}, {Op: game.OpRest, Name: "extra"},
+	},
+	transport.TypeDisconnect: {
+		{Op: game.OpU8, Name: "peer_id"}, {Op: game.OpStr8, Name: "ip"}, {Op: game.OpRest, Name: "extra"},
+	},
+}
+
+// Fields lists every field name a message's fields may hold: the game
+// opcodes' (from their layouts, game.Layouts) and the control messages'.
+// It is the source of the filter's field schema and of the Wireshark
+// plugin's field names.
+func Fields() []game.FieldInfo { return game.FieldInfos(ControlShapes()) }
+
+// ControlShapes returns the fields of the control messages, by message
+// type name, as layouts that give each field's kind (never run).
+func ControlShapes() map[string]game.Layout {
+	out := make(map[string]game.Layout, len(controlShapes))
+	for t, l := range controlShapes {
+		out[t.Name()] = l
+	}
+	return out
+}

@@ -9,6 +9,9 @@
 //     profile (`bcdump profile`), diff (`bcdump diff`);
 //   - generators: htmlreport (`bcdump report`), wireshark (the Lua
 //     plugin);
+//   - text for people: quote (how strings from a capture and file names
+//     are shown: escaped, never raw controls), fit (tables and lines
+//     fitted to the terminal's width);
 //   - test and build support: reporttest, internal/jsonerr,
 //     internal/fieldgen.
 //
@@ -16,6 +19,6 @@
 // Among themselves imports point from generators to analyses, from
 // analyses to stats, query and render, from query to render, jsonkeys and
 // filter; render, jsonkeys and filter import no other report package but
-// jsonkeys' filter (dissect's TestImportsPointOneWay holds the order; the
+// quote and jsonkeys' filter; quote and fit import none (dissect's TestImportsPointOneWay holds the order; the
 // dissect package comment draws the path of a datagram).
 package report

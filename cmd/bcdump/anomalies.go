@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport/anomaly"
@@ -13,6 +14,7 @@ import (
 type anomaliesOptions struct {
 	format string
 	color  string
+	fitFlags
 }
 
 func newAnomaliesCmd(s *streams) *cobra.Command {
@@ -30,7 +32,7 @@ Formats: table, json (one array), markdown (the table of bcdump help anomalies).
 		Example: `  bcdump anomalies
   bcdump anomalies checksum
   bcdump anomalies -F json | jq -r '.[] | select(.severity == "error") | .code'`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runAnomalies(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runAnomalies(s, o, args, cmd.Flags()) },
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var names []string
 			for _, in := range anomaly.All() {
@@ -45,10 +47,11 @@ Formats: table, json (one array), markdown (the table of bcdump help anomalies).
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or markdown")
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	o.fitFlags.register(f)
 	return cmd
 }
 
-func runAnomalies(s *streams, o *anomaliesOptions, args []string) error {
+func runAnomalies(s *streams, o *anomaliesOptions, args []string, fl *pflag.FlagSet) error {
 	codes, err := selectAnomalies(args)
 	if err != nil {
 		return err
@@ -59,7 +62,11 @@ func runAnomalies(s *streams, o *anomaliesOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		return render.WriteAnomaliesTable(s.out, render.NewPalette(on), codes)
+		width, err := o.columns(fl, s.out)
+		if err != nil {
+			return err
+		}
+		return render.WriteAnomaliesTableWidth(s.out, render.NewPalette(on), codes, width)
 	case "json":
 		return render.WriteAnomaliesJSON(s.out, codes)
 	case "markdown":

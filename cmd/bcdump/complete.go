@@ -27,7 +27,11 @@ func registerCompletions(cmd *cobra.Command) {
 		case "color":
 			fn = cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp)
 		case "fail-on":
-			fn = cobra.FixedCompletions(severityNames(), cobra.ShellCompDirectiveNoFileComp)
+			choices := severityNames()
+			if cmd.Name() == "session" {
+				choices = append(choices, "join")
+			}
+			fn = cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp)
 		case "filter":
 			fn = completeFilter
 		case "interface":

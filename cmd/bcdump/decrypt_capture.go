@@ -10,6 +10,7 @@ import (
 	"github.com/bcdump/bcdump/cipher"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // decryptCapture copies capture in to out frame by frame, deciphering the
@@ -51,7 +52,7 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 		if p.Kind == capture.KindMatched && !dissect.IsGameSpy(p.Payload) && !p.Truncated {
 			cipher.Decrypt(p.Payload)
 			if err := capture.FixUDPChecksum(&p); err != nil {
-				fmt.Fprintf(s.err, "bcdump: %s: frame %d: %v\n", in, p.Frame, err)
+				fmt.Fprintf(s.err, "bcdump: %s: frame %d: %v\n", quote.Name(in), p.Frame, errorText(err))
 			}
 			n++
 		}
@@ -74,7 +75,7 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 		readErr = err
 	}
 	if readErr == nil {
-		fmt.Fprintf(s.err, "bcdump: wrote %s: %d game datagrams deciphered\n", out, n)
+		fmt.Fprintf(s.err, "bcdump: wrote %s: %d game datagrams deciphered\n", quote.Name(out), n)
 	}
 	return readErr
 }

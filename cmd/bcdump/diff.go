@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/diff"
@@ -21,6 +23,7 @@ type diffOptions struct {
 	retransmits bool
 	ignore      []string
 	prof        profileDiffFlags // --profile mode (profile_diff.go)
+	fitFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -46,10 +49,13 @@ is compared whole.
 Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.prof.check(cmd.Flags()); err != nil {
+				return err
+			}
 			if o.prof.on {
 				return runProfileDiffCmd(s, o, args[0], args[1])
 			}
-			return runDiff(s, o, args[0], args[1])
+			return runDiff(s, o, args[0], args[1], cmd.Flags())
 		},
 	}
 	f := cmd.Flags()
@@ -63,10 +69,11 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
 	o.prof.register(f)
+	o.fitFlags.register(f)
 	return cmd
 }
 
-func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
+func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -81,6 +88,10 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 		return fmt.Errorf("--unified must not be negative")
 	}
 	if err := diff.CheckIgnore(o.ignore); err != nil {
+		return err
+	}
+	width, err := o.columns(fl, s.out)
+	if err != nil {
 		return err
 	}
 	opt := diff.Options{Context: o.context, Addresses: o.addresses, Retransmits: o.retransmits, Ignore: o.ignore}
@@ -104,11 +115,22 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 	if err != nil {
 		return err
 	}
+	for _, side := range []struct {
+		name string
+		c    *diff.Conversation
+	}{{oldName, old}, {newName, nw}} {
+		if side.c.Format == "capture" && side.c.Datagrams == 0 {
+			noGameNote(s, side.name, dopt)
+		}
+	}
 	res := diff.Compare(old, nw, opt)
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
-		err = res.WriteText(s.out)
+		lf := newLineFitter(s.out, width, diffMarks)
+		if err = res.WriteText(lf); err == nil {
+			err = lf.Close()
+		}
 	}
 	if err != nil {
 		return err
@@ -121,12 +143,20 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string) error {
 
 func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
 	if name == "-" {
-		return diff.LoadFiltered("stdin", s.in, opt, flt)
+		br := bufio.NewReaderSize(s.in, 64<<10)
+		if err := notProfileDoc(br, "stdin"); err != nil {
+			return nil, err
+		}
+		return diff.LoadFiltered("stdin", br, opt, flt)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return diff.LoadFiltered(name, f, opt, flt)
+	br := bufio.NewReaderSize(f, 64<<10) // the size diff.Load buffers with: used as is
+	if err := notProfileDoc(br, name); err != nil {
+		return nil, err
+	}
+	return diff.LoadFiltered(name, br, opt, flt)
 }

@@ -60,6 +60,11 @@ func TestDiffExitCodes(t *testing.T) {
 	if err := os.WriteFile(tracePath, []byte(trace), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	_, prof, _ := runCLI(t, nil, "profile", "--format", "json", samplePcap)
+	profPath := filepath.Join(dir, "sample-profile.json")
+	if err := os.WriteFile(profPath, []byte(prof), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	chat := chatVariant(t)
 	sample, err := os.ReadFile(samplePcap)
 	if err != nil {
@@ -87,12 +92,21 @@ func TestDiffExitCodes(t *testing.T) {
 		{"bad-timing", nil, []string{"--timing", "soon", samplePcap, samplePcap}, exitTrouble, "", "--timing"},
 		{"one-arg", nil, []string{samplePcap}, exitTrouble, "", "2 arg"},
 		{"two-stdin", nil, []string{"-", "-"}, exitTrouble, "", "stdin"},
+		{"profile-doc", nil, []string{profPath, samplePcap}, exitTrouble, "", "this is a profile (bcdump profile --format json): use diff --profile"},
+		{"profile-doc-stdin", []byte(prof), []string{samplePcap, "-"}, exitTrouble, "", "stdin: this is a profile"},
+		{"baseline-without-profile", nil, []string{"--baseline", tracePath, samplePcap, samplePcap}, exitTrouble, "", "--baseline compares traffic profiles: add --profile"},
+		{"tolerance-without-profile", nil, []string{"--tolerance", "rate=5%", samplePcap, samplePcap}, exitTrouble, "", "--tolerance compares"},
+		{"write-baseline-without-profile", nil, []string{"--write-baseline", filepath.Join(dir, "b.json"), samplePcap, samplePcap}, exitTrouble, "", "--write-baseline compares"},
+		{"dup-window-without-profile", nil, []string{"--dup-window", "5s", samplePcap, samplePcap}, exitTrouble, "", "--dup-window compares"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := runCLI(t, tt.stdin, append([]string{"diff"}, tt.args...)...)
 			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errs, tt.err) {
 				t.Fatalf("code %d (want %d)\nstdout:\n%s\nstderr: %s", code, tt.code, out, errs)
+			}
+			if code == exitTrouble && !strings.Contains(errs, "\nusage: ") && strings.Count(errs, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", errs)
 			}
 		})
 	}

@@ -3,15 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/story"
 )
 
 func newFieldsCmd(s *streams) *cobra.Command {
 	var format string
+	var fl fitFlags
 	cmd := &cobra.Command{
 		Use:   "fields",
 		Short: "List the fields display filters (-Y) can test, with type and meaning",
@@ -24,16 +27,23 @@ element makes it true. An optional "bc." prefix is accepted. The decoders'
 fields (messages.fields.<key>) are found by name at any depth below
 messages.fields: messages.fields.name_hash also tests
 messages.fields.files.name_hash. Hex fields (hashes, object ids, written
-"0x7E0CE243") compare as numbers: name_hash == 0x7e0ce243.`,
+"0x7E0CE243") compare as numbers: name_hash == 0x7e0ce243.
+
+The session.* fields (record "session") are a player's verdict and who it
+is: only bcdump session takes them, to list the matching players.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runFields(s, format) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFields(s, format, &fl, cmd.Flags()) },
 	}
 	cmd.Flags().StringVarP(&format, "format", "F", "table", "output format: table or json")
+	fl.register(cmd.Flags())
 	return cmd
 }
 
-func runFields(s *streams, format string) error {
+func runFields(s *streams, format string, o *fitFlags, fl *pflag.FlagSet) error {
 	fields := query.FieldSchema().Fields()
+	for _, f := range story.Fields {
+		fields = append(fields, query.Field{Path: f.Path, Type: f.Type, Records: "session (bcdump session -Y only)", Meaning: f.Meaning})
+	}
 	switch format {
 	case "json":
 		type field struct {
@@ -50,12 +60,15 @@ func runFields(s *streams, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	case "table", "":
-		tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "FIELD\tTYPE\tMEANING")
-		for _, f := range fields {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Type, f.Meaning)
+		width, err := o.columns(fl, s.out)
+		if err != nil {
+			return err
 		}
-		return tw.Flush()
+		tw := &fit.Table{Cols: []fit.Column{{Head: "FIELD"}, {Head: "TYPE"}, {Head: "MEANING"}}}
+		for _, f := range fields {
+			tw.Row(f.Path, f.Type.String(), f.Meaning)
+		}
+		return tw.Write(s.out, width)
 	}
 	return fmt.Errorf("--format must be table or json, not %q", format)
 }

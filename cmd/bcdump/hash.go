@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 func newHashCmd(s *streams) *cobra.Command {
@@ -53,11 +54,11 @@ func runHashFiles(s *streams, paths []string) error {
 	for _, p := range paths {
 		h, err := fileHash(p)
 		if err != nil {
-			fmt.Fprintln(s.err, "bcdump: hash file:", err)
+			fmt.Fprintln(s.err, "bcdump: hash file:", errorText(err))
 			failed++
 			continue
 		}
-		fmt.Fprintf(s.out, "0x%08X  0x%08X  %s\n", h, checksum.StringHash(filepath.Base(p)), p)
+		fmt.Fprintf(s.out, "0x%08X  0x%08X  %s\n", h, checksum.StringHash(filepath.Base(p)), quote.Name(p))
 	}
 	if failed > 0 {
 		return fmt.Errorf("hash file: %d of %d files could not be hashed", failed, len(paths))

@@ -68,7 +68,7 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	}
 	b := htmlreport.New(hopt)
 	sink := selected(b, flt)
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, sink, gate)

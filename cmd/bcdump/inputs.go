@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bcdump/bcdump/dissect/capture"
 )
@@ -18,10 +20,14 @@ type input struct {
 }
 
 // expandInputs turns FILE arguments into the captures to read: a directory
-// stands for every regular file under it, recursively, in name order ("-"
-// is stdin). many reports whether the run reads more than one capture (or
-// a directory): records then say which file they come from.
-func expandInputs(args []string) (ins []input, many bool) {
+// stands for the captures under it, recursively, in name order ("-" is
+// stdin). Under a directory, hidden files and directories (a name starting
+// with a dot: .git) are left out, and so are files whose first bytes are
+// no capture's (capture.LooksLikeCapture: sources, notes, HTML reports);
+// one line on stderr counts them. A file named on the command line is
+// always read. many reports whether the run reads more than one capture
+// (or a directory): records then say which file they come from.
+func expandInputs(s *streams, args []string) (ins []input, many bool) {
 	for _, a := range args {
 		fi, err := os.Stat(a)
 		if a == "-" || err != nil || !fi.IsDir() {
@@ -29,7 +35,15 @@ func expandInputs(args []string) (ins []input, many bool) {
 			continue
 		}
 		many = true
+		var hidden, other int
 		werr := filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if path != a && strings.HasPrefix(d.Name(), ".") {
+				hidden++
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
 			if err != nil {
 				ins = append(ins, input{name: path, err: err})
 				if d != nil && d.IsDir() {
@@ -37,16 +51,46 @@ func expandInputs(args []string) (ins []input, many bool) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() {
-				ins = append(ins, input{name: path})
+			if !d.Type().IsRegular() {
+				return nil
 			}
+			if isCapture, err := looksLikeCapture(path); err == nil && !isCapture {
+				other++
+				return nil
+			}
+			ins = append(ins, input{name: path}) // an unreadable file is reported when read
 			return nil
 		})
 		if werr != nil {
 			ins = append(ins, input{name: a, err: werr})
 		}
+		if hidden+other > 0 {
+			var parts []string
+			if hidden > 0 {
+				parts = append(parts, fmt.Sprintf("%d hidden %s", hidden, plural(hidden, "entry", "entries")))
+			}
+			if other > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s not captures", other, plural(other, "file", "files")))
+			}
+			s.noteOnce("bcdump: %s: skipped %s", a, strings.Join(parts, " and "))
+		}
 	}
 	return ins, many || len(ins) > 1
+}
+
+// looksLikeCapture reads the first bytes of the file at path.
+func looksLikeCapture(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, capture.MagicLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, err
+	}
+	return capture.LooksLikeCapture(head[:n]), nil
 }
 
 // inputError is a capture that could not be read, or not to its end: a
@@ -110,7 +154,7 @@ func (r *inputRun) fail(err error, opened bool) {
 		r.opened++
 	}
 	if r.many {
-		fmt.Fprintln(r.s.err, "bcdump:", err)
+		fmt.Fprintln(r.s.err, "bcdump:", errorText(err))
 	} else if r.first == nil {
 		r.first = err
 	}

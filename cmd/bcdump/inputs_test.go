@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -157,4 +159,63 @@ func TestReadManyFilesCount(t *testing.T) {
 	if code != 0 || errs != "" || strings.Count(out, "\n") != 30+3 || strings.Count(out, "==>") != 2 {
 		t.Errorf("exit %d err %q, %d lines:\n%s", code, errs, strings.Count(out, "\n"), out)
 	}
+}
+
+// Under a directory, hidden entries and files that are no capture by
+// their first bytes are skipped and counted in one line; compressed
+// captures are kept; a non-capture named on the command line is still
+// read (and its error reported).
+func TestReadDirectorySkips(t *testing.T) {
+	dir, good, cut, good2 := manyFiles(t)
+	write := func(rel string, b []byte) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	data, _ := os.ReadFile(samplePcap)
+	write(".git/objects/ab/cdef", []byte("blob"))
+	write(".git/HEAD", []byte("ref: refs/heads/main\n"))
+	write(".hidden.pcap", data)
+	notes := write("notes.txt", []byte("not a capture\n"))
+	write("sub/main.go", []byte("package main\n"))
+	write("empty", nil)
+	gz := write("sub/d.pcap.gz", gzipBytes(t, data))
+
+	code, out, errs := runCLI(t, nil, "read", "-F", "json", dir)
+	want := "bcdump: " + dir + ": skipped 2 hidden entries and 3 files not captures\n"
+	if code != exitTrouble || !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 3 { // the cut file and the count follow
+		t.Errorf("exit %d stderr %q, want it to start with %q", code, errs, want)
+	}
+	files := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var rec struct {
+			File string `json:"file"`
+		}
+		json.Unmarshal([]byte(line), &rec)
+		files[rec.File] = true
+	}
+	if len(files) != 4 || !files[good] || !files[cut] || !files[good2] || !files[gz] {
+		t.Errorf("files read %v", files)
+	}
+	if code, _, errs := runCLI(t, nil, "read", notes); code != exitTrouble || !strings.Contains(errs, "notes.txt: not a pcap") {
+		t.Errorf("a named non-capture: exit %d, %q", code, errs)
+	}
+}
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -32,6 +32,7 @@ type liveOptions struct {
 	write    string
 	count    int
 	duration time.Duration
+	verbose  bool // the stats tables on stop, not one line
 	widthFlags
 }
 
@@ -48,8 +49,9 @@ Linux only (AF_PACKET, no libpcap); needs root or CAP_NET_RAW. A kernel
 filter passes only UDP to or from the game ports, so other traffic costs
 nothing. Ctrl-C (SIGINT), SIGTERM, SIGHUP, a reader of stdout going away
 (SIGPIPE, as with | head), -c or --duration stops the capture: the -w file
-is completed and closed, the pending output is written, then a stats
-summary and the packets the kernel dropped go to stderr, exit 0. An error
+is completed and closed, the pending output is written, then one summary
+line (datagrams, frames, packets the kernel dropped, flows, anomalies; -v
+adds the stats tables before it) goes to stderr, exit 0. An error
 (writing the -w file or stdout) also stops it: the count of what was
 captured, then the error as the last line, exit 2. On a terminal, stderr shows a status line meanwhile.
 
@@ -80,6 +82,7 @@ covers all of them.`,
 	f.StringVarP(&o.write, "write", "w", "", "also write every captured frame to this pcapng file, whatever -Y shows")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N datagrams shown (game and GameSpy; with -Y, matching ones; 0: no limit)")
 	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 10m; 0: no limit)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "on stop, print the stats tables to stderr before the summary line")
 	o.widthFlags.register(f)
 	_ = cmd.MarkFlagRequired("interface")
 	return cmd
@@ -159,7 +162,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 	}
 	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(show))
 	stop() // a second Ctrl-C during the summary ends the program
-	return finishLive(s, render.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr)
+	return finishLive(s, render.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr, o.verbose)
 }
 
 // liveShown is what bcdump live shows as it goes: the reporter's output
@@ -220,6 +223,9 @@ func (l *liveShown) Tick(time.Time) error {
 
 // statusText is the status line; flows and drops are as of the last tick.
 func (l *liveShown) statusText() string {
+	if l.flows == 0 && l.printed > 0 {
+		l.flows = len(l.sess.Flows()) // a datagram shown before the first tick has its flow
+	}
 	return fmt.Sprintf("%s: %d datagrams, %d flows, %d anomalies, %d dropped",
 		l.src.Name(), l.printed, l.flows, l.dgAnomalies+l.sess.EventsFound(), l.drops)
 }
@@ -228,7 +234,7 @@ func (l *liveShown) statusText() string {
 // file closed, the stats summary and the kernel's drops on stderr. The
 // first error wins; without one, --fail-on decides.
 func finishLive(s *streams, pal render.Palette, src *capture.Live, out *liveWriter, sess *dissect.Session,
-	st *stats.Stats, printed int, gate *severityGate, runErr error) error {
+	st *stats.Stats, printed int, gate *severityGate, runErr error, verbose bool) error {
 	st.AddFlows(src.Name(), sess.Flows())
 	st.AddUnlisted(sess.Unlisted())
 	cs := src.Stats()
@@ -251,15 +257,16 @@ func finishLive(s *streams, pal render.Palette, src *capture.Live, out *liveWrit
 	}
 	// After an error the tables are left out: the count of what was
 	// captured, then the error, printed last by the caller, alone.
-	if failed == nil {
+	if failed == nil && verbose {
 		if err := st.WriteTable(s.err, pal); err != nil {
 			// The datagrams are all out; a summary that cannot be made is
 			// worth a line, not the exit status.
 			fmt.Fprintf(s.err, "bcdump: stats summary: %v\n", err)
 		}
 	}
-	fmt.Fprintf(s.err, "bcdump: %d datagrams in %d frames captured on %s, %d dropped by the kernel\n",
-		printed, cs.Frames, src.Name(), cs.Drops)
+	flows, anomalies := st.Counts()
+	fmt.Fprintf(s.err, "bcdump: %d datagrams in %d frames captured on %s, %d dropped by the kernel; %d %s, %d %s\n",
+		printed, cs.Frames, src.Name(), cs.Drops, flows, plural(flows, "flow", "flows"), anomalies, plural(int(anomalies), "anomaly", "anomalies"))
 	if failed != nil {
 		return failed
 	}

@@ -131,8 +131,8 @@ func TestLiveSIGPIPE(t *testing.T) {
 		t.Fatalf("exit %d (killed by a signal: -1); stderr:\n%s", code, c.stderr.String())
 	}
 	stderr := c.stderr.String()
-	if !strings.Contains(stderr, "| game datagrams") {
-		t.Errorf("stderr lacks the stats summary:\n%s", stderr)
+	if !strings.Contains(stderr, "dropped by the kernel; ") {
+		t.Errorf("stderr lacks the summary line:\n%s", stderr)
 	}
 	checkWritten(t, path, stderr, ls.gamePort)
 }
@@ -163,7 +163,7 @@ func TestLiveStopSignals(t *testing.T) {
 			}
 			stderr := c.stderr.String()
 			if !strings.Contains(stderr, fmt.Sprintf("bcdump: %d datagrams in %d frames captured on lo", sent, sent)) ||
-				!strings.Contains(stderr, "| game datagrams") {
+				!strings.Contains(stderr, "0 dropped by the kernel; 1 flow, ") {
 				t.Errorf("stderr lacks the summary:\n%s", stderr)
 			}
 			checkWritten(t, path, stderr, ls.gamePort)

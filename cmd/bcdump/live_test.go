@@ -252,9 +252,9 @@ func testLiveSession(t *testing.T, iface string) {
 	if code != 0 {
 		t.Fatalf("live: exit %d, stderr %q", code, stderr)
 	}
-	summary := fmt.Sprintf("bcdump: %d datagrams in %d frames captured on %s, 0 dropped by the kernel\n", n, n, iface)
-	if !strings.HasSuffix(stderr, summary) {
-		t.Errorf("stderr should end with %q:\n%s", summary, stderr)
+	summary := fmt.Sprintf("bcdump: %d datagrams in %d frames captured on %s, 0 dropped by the kernel; 1 flow, ", n, n, iface)
+	if !strings.Contains(stderr, summary) || strings.Contains(stderr, "Captures:") {
+		t.Errorf("stderr should end with %q and have no tables:\n%s", summary, stderr)
 	}
 
 	times := datagramTimes(t, live)
@@ -337,6 +337,14 @@ func TestLiveDuration(t *testing.T) {
 	c := startLive(t, "-i", "lo", "--port", "9", "--duration", "300ms", "-F", "json")
 	if code := c.wait(t); code != 0 || c.out.String() != "" {
 		t.Fatalf("exit %d, output %q, stderr %q", code, c.out.String(), c.err.String())
+	}
+	// One summary line; -v adds the stats tables before it.
+	if errs := c.err.String(); strings.Contains(errs, "Captures:") || !strings.HasSuffix(errs, "0 dropped by the kernel; 0 flows, 0 anomalies\n") {
+		t.Errorf("stop summary:\n%s", errs)
+	}
+	c = startLive(t, "-i", "lo", "--port", "9", "--duration", "300ms", "-v")
+	if code := c.wait(t); code != 0 || !strings.Contains(c.err.String(), "Captures: lo") {
+		t.Errorf("-v: exit %d, stderr %q", code, c.err.String())
 	}
 }
 

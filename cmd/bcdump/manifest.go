@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 func newManifestCmd(s *streams) *cobra.Command {
@@ -27,21 +28,20 @@ the hashes in checksum messages and to flag files whose content differs.`,
 func newManifestGenerateCmd(s *streams) *cobra.Command {
 	var out, name string
 	cmd := &cobra.Command{
-		Use:   "generate GAMEDIR -o FILE",
+		Use:   "generate GAMEDIR [-o FILE]",
 		Short: "Build a manifest from an installed game",
 		Long: `Scan an installed game the way a stock client answers the five checksum
 rounds (scripts/ App.pyc, scripts/ Autoexec.pyc, scripts/ships *.pyc recursive,
 scripts/mainmenu *.pyc, Scripts/Multiplayer *.pyc recursive) and write the
-manifest. Names are hashed as they are on disk; directory and filter matching
-ignores case, as on Windows. -o - writes to standard output.`,
+manifest to standard output, or to -o FILE. Names are hashed as they are on
+disk; directory and filter matching ignores case, as on Windows.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runManifestGenerate(s, args[0], out, name)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "manifest file to write (- for standard output)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "manifest file to write (default, or -: standard output)")
 	cmd.Flags().StringVar(&name, "name", "", "name stored in the manifest's meta block (default: the game directory's name)")
-	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
@@ -56,14 +56,14 @@ func runManifestGenerate(s *streams, gameDir, out, name string) error {
 		}
 	}
 	m.Meta.Name = name
-	if out == "-" {
-		return m.Save(s.out)
+	if out == "" || out == "-" {
+		return m.Save(quote.JSONWriter(s.out)) // file names as \u escapes, not raw controls
 	}
 	if err := m.SaveFile(out); err != nil {
 		return fmt.Errorf("manifest generate: %w", err)
 	}
 	files, dirs := manifestCounts(m)
-	fmt.Fprintf(s.err, "wrote %s: %d rounds, %d files, %d subdirectories\n", out, len(m.Directories), files, dirs)
+	fmt.Fprintf(s.err, "bcdump: wrote %s: %d rounds, %d files, %d subdirectories\n", quote.Name(out), len(m.Directories), files, dirs)
 	return nil
 }
 
@@ -114,12 +114,13 @@ func runManifestVerify(s *streams, manifest, gameDir string) error {
 		return fmt.Errorf("manifest verify: %w", err)
 	}
 	for _, d := range diffs {
+		d.Path = quote.Name(d.Path) // a newline in a name cannot forge a line
 		fmt.Fprintln(s.out, d.String())
 	}
 	if len(diffs) > 0 {
 		return &findingError{msg: fmt.Sprintf("%s differs from %s in %d places", gameDir, manifest, len(diffs))}
 	}
 	files, _ := manifestCounts(m)
-	fmt.Fprintf(s.err, "%s matches %s (%d rounds, %d files)\n", gameDir, manifest, len(m.Directories), files)
+	fmt.Fprintf(s.err, "%s matches %s (%d rounds, %d files)\n", quote.Name(gameDir), quote.Name(manifest), len(m.Directories), files)
 	return nil
 }

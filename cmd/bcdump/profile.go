@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/report/profile"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 type profileOptions struct {
@@ -14,6 +15,8 @@ type profileOptions struct {
 	format    string
 	perFlow   bool
 	dupWindow string
+	color     string
+	timeFmt   string
 }
 
 func newProfileCmd(s *streams) *cobra.Command {
@@ -38,10 +41,21 @@ With -Y only matching datagrams and events are measured (decoding and flow
 tracking still see every datagram).
 Formats: table, json (a document "bcdump diff --profile" reads back).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runProfile(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			if err := colorWithJSON(fl, o.format); err != nil {
+				return err
+			}
+			if fl.Changed("time-format") && o.format == "json" {
+				return fmt.Errorf("-t changes the times of the table format; -F json has first and last always")
+			}
+			return runProfile(s, o, args)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "times of the table format: rel (seconds since the first frame), abs (UTC date and time), delta (as rel) or epoch (seconds since 1970)")
 	f.BoolVar(&o.perFlow, "per-flow", false, "also profile each flow")
 	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "largest gap between identical payloads that counts as a duplicate")
 	o.decodeFlags.register(f)
@@ -61,12 +75,20 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 	if err != nil {
 		return err
 	}
+	tf, err := render.ParseTimeFormat(o.timeFmt)
+	if err != nil {
+		return err
+	}
+	on, err := useColor(o.color, s.out)
+	if err != nil {
+		return err
+	}
 	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
 	}
 	p := profile.New(popt)
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		return profileOne(s, in.name, opt, p, flt, gate)
@@ -81,7 +103,7 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 	if o.format == "json" {
 		err = doc.WriteJSON(s.out)
 	} else {
-		err = doc.WriteTable(s.out)
+		err = doc.WriteTableOpts(s.out, profile.TableOptions{Time: tf, Color: on})
 	}
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/profile"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // profileDiffFlags are diff's --profile mode: compare traffic profiles
@@ -30,6 +31,55 @@ func (o *profileDiffFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "--profile: duplicate window when profiling a capture")
 }
 
+// check rejects the --profile flags given without --profile.
+func (o *profileDiffFlags) check(f *pflag.FlagSet) error {
+	if o.on {
+		return nil
+	}
+	for _, name := range []string{"tolerance", "baseline", "write-baseline", "dup-window"} {
+		if f.Changed(name) {
+			return fmt.Errorf("--%s compares traffic profiles: add --profile", name)
+		}
+	}
+	return nil
+}
+
+// docKey is the version key a bcdump JSON document starts with
+// ("bcdump_profile", "bcdump_profile_baseline"), or "" when br does not
+// start with one. It only peeks.
+func docKey(br *bufio.Reader) string {
+	b, _ := br.Peek(256)
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return ""
+	}
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	if len(b) == 0 || b[0] != '"' {
+		return ""
+	}
+	end := bytes.IndexByte(b[1:], '"')
+	if end < 0 {
+		return ""
+	}
+	switch k := string(b[1 : 1+end]); k {
+	case "bcdump_profile", "bcdump_profile_baseline":
+		return k
+	}
+	return ""
+}
+
+// notProfileDoc is the error for a profile or baseline document given to
+// diff without --profile.
+func notProfileDoc(br *bufio.Reader, name string) error {
+	switch docKey(br) {
+	case "bcdump_profile":
+		return fmt.Errorf("%s: this is a profile (bcdump profile --format json): use diff --profile", name)
+	case "bcdump_profile_baseline":
+		return fmt.Errorf("%s: this is a profile baseline: give it to diff --profile --baseline", name)
+	}
+	return nil
+}
+
 // profileDiffHelp is appended to diff's help.
 const profileDiffHelp = `
 
@@ -48,7 +98,10 @@ duration, share takes percentage points like 5pp). Defaults:
 --ignore drops metrics by key prefix (pair.gamespy_query, s2c.acks).
 Every differing metric is printed with both values and the relative
 change; exit status 1 when one is outside tolerance and not accepted by
---baseline (a file --write-baseline wrote), 0 when none, 2 on trouble.`
+--baseline (a file --write-baseline wrote), 0 when none, 2 on trouble.
+--write-baseline FILE records the differences outside tolerance as
+accepted and exits 0 once FILE is written (2 if it cannot be).
+--tolerance, --baseline, --write-baseline and --dup-window need --profile.`
 
 func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, oldName, newName string) error {
 	if format != "text" && format != "json" {
@@ -101,6 +154,10 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 		if err := os.WriteFile(o.writeBaseline, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("--write-baseline: %w", err)
 		}
+		// The drift is now accepted: writing the baseline was the job.
+		fmt.Fprintf(s.err, "bcdump: wrote %s: %d %s accepted\n", quote.Name(o.writeBaseline),
+			res.Drift, plural(res.Drift, "difference", "differences"))
+		return nil
 	}
 	if !res.Passed() {
 		return &findingError{}

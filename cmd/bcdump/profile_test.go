@@ -97,11 +97,11 @@ func TestDiffProfile(t *testing.T) {
 		{"same capture", "", []string{base, base}, 0, []string{"0 outside tolerance"}},
 		{"saved profile vs capture", "", []string{savedPath, base}, 0, []string{"0 outside tolerance"}},
 		{"saved profile on stdin", saved, []string{"-", base}, 0, []string{"--- stdin"}},
-		{"rate -30%", "", []string{base, slow}, 1, []string{"drift", "s2c.opcode.0x1C.rate_per_s", "40 -> 28", "-30.0%"}},
+		{"rate -30%", "", []string{base, slow}, 1, []string{"drift", "s2c.opcode.StateUpdate(0x1C).rate_per_s", "40 -> 28", "-30.0%"}},
 		{"latency +50ms", "", []string{savedPath, late}, 1, []string{"pair.new_player_mission_init.p50_ms", "2 -> 52", "+2500.0%"}},
 		{"latency +10ms within 20ms", "", []string{base, bitLate}, 0, []string{"within", "2 -> 12"}},
 		{"latency +50ms with latency=60ms", "", []string{"--tolerance", "latency=60ms", base, late}, 0, []string{"latency=60ms"}},
-		{"write baseline", "", []string{"--write-baseline", baseline, base, slow}, 1, []string{"drift"}},
+		{"write baseline", "", []string{"--write-baseline", baseline, base, slow}, 0, []string{"drift"}},
 		{"with baseline", "", []string{"--baseline", baseline, base, slow}, 0, []string{"accepted", "0 outside tolerance"}},
 		{"new drift despite baseline", "", []string{"--baseline", baseline, base, slower}, 1, []string{"drift", "40 -> 20"}},
 		{"json", "", []string{"--format", "json", base, slow}, 1, []string{`"status": "drift"`, `"metric": "s2c.opcode.0x1C.rate_per_s"`}},
@@ -159,4 +159,27 @@ func TestHelpProfileSample(t *testing.T) {
 	}
 	checkDocBlocks(t, "<!-- bcdump profile testdata/sample.pcap -->\n```\n", "```\n<!-- /bcdump profile testdata/sample.pcap -->", out, false,
 		"paste the output of bcdump profile testdata/sample.pcap between the markers")
+}
+
+// profile takes -t and --color as the other table commands do.
+func TestProfileTimeAndColor(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"profile", samplePcap}, 0, "Time:     0.000 s .. 6.843 s (6.843s; the capture starts 2026-01-02T20:00:00.000000000Z)"},
+		{[]string{"profile", "-t", "abs", samplePcap}, 0, "Time:     2026-01-02 20:00:00.000000 .. 2026-01-02 20:00:06.843000 (6.843s)"},
+		{[]string{"profile", "-t", "epoch", samplePcap}, 0, "Time:     1767384000.000000 .. 1767384006.843000"},
+		{[]string{"profile", "--color", "always", samplePcap}, 0, "\x1b[1mOpcodes c2s\x1b[0m"},
+		{[]string{"profile", "-t", "later", samplePcap}, exitTrouble, "-t must be rel, abs, delta or epoch"},
+		{[]string{"profile", "-t", "abs", "-F", "json", samplePcap}, exitTrouble, "-F json has first and last always"},
+		{[]string{"profile", "--color", "always", "-F", "json", samplePcap}, exitTrouble, "-F json has no colour"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, nil, tt.args...)
+		if code != tt.code || !strings.Contains(out+errs, tt.want) {
+			t.Errorf("%v: exit %d, want %d; output lacks %q:\n%s%s", tt.args, code, tt.code, tt.want, out, errs)
+		}
+	}
 }

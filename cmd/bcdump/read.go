@@ -121,7 +121,7 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	if err != nil {
 		return err
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
 	if printing {
@@ -253,19 +253,13 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 		}
 		defer cleanup()
 	}
-	var others *otherPorts
-	copt := capture.Options{Ports: opt.Ports}
-	if !opt.AutoPorts {
-		others = &otherPorts{}
-		copt.OtherPort = others.add
-	}
+	others := &otherPorts{}
+	copt := capture.Options{Ports: opt.Ports, OtherPort: others.add}
 	r, err := openCaptureWith(s, name, copt)
 	if err != nil {
 		return nil, false, &inputError{err}
 	}
-	if others != nil {
-		others.start(r, opt.Plain || r.Plaintext())
-	}
+	others.start(r, opt.Plain || r.Plaintext(), !opt.AutoPorts)
 	var fw *capture.Follow
 	defer func() {
 		if fw == nil || !fw.Close() { // a read in progress owns r until it ends
@@ -300,9 +294,7 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 	if err := sess.Run(context.Background(), src, out); err != nil {
 		return sess, true, asInputError(err, true)
 	}
-	if others != nil {
-		others.hint(s, name, r, opt.Ports)
-	}
+	others.hint(s, name, r, opt.Ports)
 	return sess, true, nil
 }
 

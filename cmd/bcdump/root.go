@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // Exit statuses, like diff(1): 0 fine, 1 a finding the caller asked to fail
@@ -43,7 +48,7 @@ func (s *streams) noteOnce(format string, a ...any) {
 		s.said = map[string]bool{}
 	}
 	s.said[msg] = true
-	fmt.Fprintln(s.err, msg)
+	fmt.Fprintln(s.err, quote.Escape(msg))
 }
 
 func run(args []string, in io.Reader, out, errw io.Writer) int {
@@ -60,12 +65,28 @@ func run(args []string, in io.Reader, out, errw io.Writer) int {
 	var fe *findingError
 	if errors.As(err, &fe) {
 		if fe.msg != "" {
-			fmt.Fprintln(errw, "bcdump:", fe.msg)
+			fmt.Fprintln(errw, "bcdump:", quote.Escape(fe.msg))
 		}
 		return exitFinding
 	}
-	fmt.Fprintln(errw, "bcdump:", err)
+	fmt.Fprintln(errw, "bcdump:", errorText(err))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(errw, "usage:", ue.usage)
+	}
 	return exitTrouble
+}
+
+// errorText is err's message as printed: every rune package quote does not
+// show as is escaped, so that a file name in it can neither drive the
+// terminal nor forge a line; a filter error keeps the caret line under
+// the expression.
+func errorText(err error) string {
+	var fe *filter.Error
+	if errors.As(err, &fe) {
+		return quote.EscapeLines(err.Error())
+	}
+	return quote.Escape(err.Error())
 }
 
 func newRoot(s *streams) *cobra.Command {
@@ -90,7 +111,72 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
 	installHelp(root, s)
 	registerCompletions(root)
+	root.SetOut(s.out) // the completion scripts are bound to it when made
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			strictShells(c)
+		}
+	}
+	withUsage(root)
+	wrapFlagHelp(root)
 	return root
+}
+
+// wrapFlagHelp makes --help wrap the flag descriptions at the terminal's
+// width when stdout is one (piped: one line each, as pflag writes them).
+func wrapFlagHelp(root *cobra.Command) {
+	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
+		return fs.FlagUsagesWrapped(terminalWidth(os.Stdout))
+	})
+	t := root.UsageTemplate()
+	t = strings.ReplaceAll(t, ".LocalFlags.FlagUsages", "flagUsages .LocalFlags")
+	t = strings.ReplaceAll(t, ".InheritedFlags.FlagUsages", "flagUsages .InheritedFlags")
+	root.SetUsageTemplate(t)
+}
+
+// strictShells makes "completion SHELL" for a shell it has no script for
+// an error (cobra prints the help and exits 0); without a shell it still
+// prints the help.
+func strictShells(c *cobra.Command) {
+	var shells []string
+	for _, sc := range c.Commands() {
+		shells = append(shells, sc.Name())
+	}
+	c.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("no completion for %q; the shells are %s", args[0], strings.Join(shells, ", "))
+		}
+		return nil
+	}
+	c.Use = "completion SHELL"
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
+// usageError is a command line the command cannot run (wrong arguments):
+// its message, then the command's usage line.
+type usageError struct {
+	err   error
+	usage string
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// withUsage makes the argument check of cmd and every command under it
+// end its error with the usage line.
+func withUsage(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return &usageError{err: fmt.Errorf("%s: %w", c.Name(), err), usage: c.UseLine()}
+			}
+			return nil
+		}
+	}
+	for _, c := range cmd.Commands() {
+		withUsage(c)
+	}
 }
 
 // colorFlag resolves --color against the terminal and NO_COLOR.

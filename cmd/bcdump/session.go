@@ -2,61 +2,136 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/story"
 )
 
 type sessionOptions struct {
 	decodeFlags
 	filterFlag
-	format string
+	fitFlags
+	format  string
+	color   string
+	timeFmt string
+	verbose bool
 }
 
 func newSessionCmd(s *streams) *cobra.Command {
 	o := &sessionOptions{}
 	cmd := &cobra.Command{
 		Use:   "session FILE...",
-		Short: "Tell each game's story: server, players, checksum verdicts, timeline",
+		Short: "Tell each game's story: server, players, their verdicts, timeline",
 		Long: `Decode one or more captures and tell, per game server, what happened:
 the server (its GameSpy status reply, the Settings and MissionInit it sent),
 every player (peer id, name, address, when it joined, its checksum verdict,
 when it entered the game, ship and team, when and how it left, kills, deaths
-and score, RTT and retransmissions) and a timeline of joins, checksum
-outcomes, chat, kills, ships, mission start and end, disconnects and every
-error-severity anomaly.
+and score, RTT and retransmissions), each player's verdict (entered the
+game, or never entered and why, with the frames that show it; bcdump help
+verdicts lists the rules) and a timeline of joins, checksum outcomes, chat,
+kills, ships, mission start and end, disconnects, every error-severity
+anomaly and the warnings that bear on a verdict. Repeated findings of one
+code for one player and message are one line with a count and their time
+span; --verbose prints every line.
 
+Times are seconds since the capture's first datagram; -t abs or epoch
+prints them as dates or epoch seconds (the JSON has both forms).
 With --manifest a failed checksum names the file that differs.
 Several files are read in turn into one story per server.
 With -Y the story is told from the matching datagrams and events only
-(decoding and flow tracking still see every datagram).
+(decoding and flow tracking still see every datagram); an expression on
+the session.* fields (session.verdict, session.cause, session.name, ...)
+lists only the matching players instead.
+--fail-on join exits 1 when a player never entered the game.
 Formats: table (text), json (one JSON document per server, one per line;
-see bcdump help session).`,
+see bcdump help session; bcdump help verdicts lists the verdict rules).`,
+		Example: `  bcdump session capture.pcap
+  bcdump session -Y 'session.verdict == "never entered"' capture.pcap
+  bcdump session --fail-on join -F json capture.pcap`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runSession(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			if err := colorWithJSON(fl, o.format); err != nil {
+				return err
+			}
+			return runSession(s, o, args, fl)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	o.fitFlags.register(f)
 	o.decodeFlags.register(f)
-	o.filterFlag.register(f, "tell the story of matching datagrams and events only")
+	o.filterFlag.register(f, "tell the story of matching datagrams and events only; on session.* fields, list only the matching players")
+	f.Lookup("fail-on").Usage = "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows; join: when a player never entered the game"
+	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "times of the table format: rel (seconds since the first frame), abs (UTC date and time), delta (timeline: since the line before) or epoch (seconds since 1970)")
+	f.BoolVar(&o.verbose, "verbose", false, "every timeline line: repeated findings are not folded")
 	return cmd
 }
 
-func runSession(s *streams, o *sessionOptions, files []string) error {
-	flt, err := o.compile()
+// sessionFilter compiles -Y against the datagram fields and the session.*
+// fields: it returns the datagram filter or the player filter.
+func (o *sessionOptions) sessionFilter() (datagrams, players *filter.Filter, err error) {
+	if o.expr == "" {
+		return nil, nil, nil
+	}
+	f, err := filter.Compile(o.expr, story.Schema{Schema: query.FieldSchema()})
+	if err != nil {
+		return nil, nil, err
+	}
+	switch on, mixed := story.OnSession(f); {
+	case mixed:
+		return nil, nil, fmt.Errorf("-Y: session.* fields test players, the others datagrams; one expression cannot mix them")
+	case on:
+		return nil, f, nil
+	}
+	return f, nil, nil
+}
+
+func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet) error {
+	flt, players, err := o.sessionFilter()
 	if err != nil {
 		return err
 	}
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("--format must be table or json, not %q", o.format)
 	}
+	if fl.Changed("time-format") && o.format == "json" {
+		return fmt.Errorf("-t changes the times of the table format; -F json has time and t always")
+	}
+	tf, err := render.ParseTimeFormat(o.timeFmt)
+	if err != nil {
+		return err
+	}
+	on, err := useColor(o.color, s.out)
+	if err != nil {
+		return err
+	}
+	joinGate := strings.EqualFold(o.failOn, "join")
+	if joinGate {
+		o.failOn = ""
+	}
 	opt, gate, err := o.resolve()
 	if err != nil {
 		return err
 	}
+	width, err := o.columns(fl, s.out)
+	if err != nil {
+		return err
+	}
 	an := story.New()
-	ins, many := expandInputs(files)
+	an.SetOptions(story.Options{Verbose: o.verbose, Time: tf, Color: on})
+	an.SetWidth(width)
+	if players != nil {
+		an.SetPlayerFilter(players)
+	}
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)
@@ -78,6 +153,11 @@ func runSession(s *streams, o *sessionOptions, files []string) error {
 	}
 	if err := run.err(); err != nil {
 		return err
+	}
+	if joinGate {
+		if never := an.NeverEntered(); len(never) > 0 {
+			return &findingError{msg: fmt.Sprintf("--fail-on join: %d player(s) never entered the game (first: %s)", len(never), never[0])}
+		}
 	}
 	return gate.err()
 }

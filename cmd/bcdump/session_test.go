@@ -13,6 +13,7 @@ import (
 func TestSessionCLI(t *testing.T) {
 	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	kick := writeSession(t, dissecttest.ChecksumKick(), "checksum-kick")
+	stuck := filepath.Join(testdata, "unacked-fragment.pcap")
 	tests := []struct {
 		name string
 		args []string
@@ -23,7 +24,7 @@ func TestSessionCLI(t *testing.T) {
 			"Server 127.0.0.1:22101",
 			`GameSpy   "OpenBC Server", map DM (Multiplayer.Episode.Mission1.Mission1), openplaying, 0/5 players`,
 			"  2     Bot0  127.0.0.1:38561  0.205   passed    0.221",
-			"  4     Bot2  127.0.0.1:39401  0.232   passed    0.243    0     -     still there",
+			"  4     Bot2  127.0.0.1:39401  0.232   passed    0.243    0     -     still connected",
 			"21.662  leave          Bot1 (peer 3) removed by the host",
 		}},
 		{"sample json", []string{"session", "-F", "json", samplePcap}, 0, []string{
@@ -38,7 +39,22 @@ func TestSessionCLI(t *testing.T) {
 			"Cady2 (peer 2): checksum kicked after round 0 (BootPlayer (checksum failed))",
 		}},
 		{"fail-on", []string{"session", "--fail-on", "error", session3}, exitFinding, []string{"Bot2"}},
+		{"color", []string{"session", "--color", "always", stuck}, 0, []string{"\x1b[31mnever entered\x1b[0m"}},
 		{"bad format", []string{"session", "-F", "hex", samplePcap}, exitTrouble, []string{"--format must be table or json"}},
+		{"verdict never entered", []string{"session", stuck}, 0, []string{
+			"Cady2 (peer 2): never entered (unacked-fragment): unacked-fragment bug: its checksum round 2 answer (3 fragments) had fragments resent 30 times after the host had ACKed every one [frames 10, 13, 14, 58]",
+			"0.196  warn      unacked-fragment-retransmit: ",
+		}},
+		{"fail-on join", []string{"session", "--fail-on", "join", stuck}, exitFinding, []string{"--fail-on join: 1 player(s) never entered the game (first: Cady2 (peer 2))"}},
+		{"fail-on join passes", []string{"session", "--fail-on", "join", samplePcap}, 0, []string{"Cady2 (peer 2): entered at 1.813 s [frame 22]"}},
+		{"player filter", []string{"session", "-Y", `session.verdict == "never entered"`, session3}, 0, []string{`No player matches session.verdict == "never entered".`}},
+		{"player filter by name", []string{"session", "-Y", "session.name == Bot1", "-F", "json", session3}, 0, []string{`"name":"Bot1"`}},
+		{"player filter mixed", []string{"session", "-Y", "session.name == Bot1 and frame > 2", session3}, exitTrouble, []string{"one expression cannot mix them"}},
+		{"abs times", []string{"session", "-t", "abs", samplePcap}, 0, []string{"2026-01-02 20:00:03.823000  chat"}},
+		{"verbose", []string{"session", "--verbose", session3}, 0, []string{"Timeline (459 lines)"}},
+		{"folded", []string{"session", session3}, 0, []string{"payload-malformed x34 in StartFiring, 4.716-20.481 s"}},
+		{"color with json", []string{"session", "--color", "always", "-F", "json", samplePcap}, exitTrouble, []string{"-F json has no colour"}},
+		{"time format with json", []string{"session", "-t", "abs", "-F", "json", samplePcap}, exitTrouble, []string{"-F json has time and t always"}},
 		{"missing file", []string{"session", filepath.Join(t.TempDir(), "none.pcap")}, exitTrouble, []string{"none.pcap"}},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/filter"
@@ -21,6 +22,7 @@ type statsOptions struct {
 	format string
 	color  string
 	brief  bool
+	fitFlags
 }
 
 func newStatsCmd(s *streams) *cobra.Command {
@@ -50,7 +52,7 @@ whole flow's); the header names the filter.`,
 			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
 				return err
 			}
-			return runStats(s, o, args)
+			return runStats(s, o, args, cmd.Flags())
 		},
 	}
 	f := cmd.Flags()
@@ -58,11 +60,12 @@ whole flow's); the header names the filter.`,
 	o.filterFlag.register(f, "count only matching datagrams and events, and their flows")
 	o.decodeFlags.register(f)
 	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	o.fitFlags.register(f)
 	f.BoolVarP(&o.brief, "brief", "b", false, "one line per flow (like tshark -z conv,udp): client, server, peer, player, duration, datagrams, bytes, RTT p50/p95, retransmissions, anomalies by severity")
 	return cmd
 }
 
-func runStats(s *streams, o *statsOptions, files []string) error {
+func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -85,7 +88,7 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
-	ins, many := expandInputs(files)
+	ins, many := expandInputs(s, files)
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		opened, err := statsOne(s, in.name, opt, st, gate, flt)
@@ -109,9 +112,18 @@ func runStats(s *streams, o *statsOptions, files []string) error {
 	case o.format == "json":
 		err = st.WriteJSON(s.out)
 	case o.brief:
-		err = st.WriteBrief(s.out)
+		var width int
+		if width, err = o.columns(fl, s.out); err == nil {
+			err = st.WriteBriefWidth(s.out, width)
+		}
 	default:
-		err = st.WriteTable(s.out, render.NewPalette(on))
+		var width int
+		if width, err = o.columns(fl, s.out); err == nil {
+			lf := newLineFitter(s.out, width, tableMarks)
+			if err = st.WriteTable(lf, render.NewPalette(on)); err == nil {
+				err = lf.Close()
+			}
+		}
 	}
 	if err != nil {
 		return err

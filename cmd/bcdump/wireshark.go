@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/wireshark"
 )
 
@@ -58,7 +59,11 @@ Scripts/Multiplayer files), as <field>_name.`,
 				_, err := s.out.Write(b.Bytes())
 				return err
 			}
-			return os.WriteFile(out, b.Bytes(), 0o644)
+			if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.err, "bcdump: wrote %s (%d bytes)\n", quote.Name(out), b.Len())
+			return nil
 		},
 	}
 	lua.Flags().StringVarP(&out, "output", "o", "", "write the plugin to FILE instead of stdout")

@@ -199,7 +199,7 @@ func luaValues(t *testing.T, lua, harness, plugin, frames string) (map[int][]kv,
 			info[frame] = val
 			continue
 		}
-		if key = pluginKey(key); comparedKey(key) {
+		if comparedKey(key) {
 			got[frame] = append(got[frame], kv{key, val})
 		}
 	}

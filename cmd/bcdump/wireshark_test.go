@@ -80,13 +80,6 @@ func comparedKey(k string) bool {
 	return strings.HasPrefix(k, "bc.messages.fields.") || strings.HasPrefix(k, "bc.messages.reassembled.fields.")
 }
 
-// pluginKey is the bcdump key of a plugin field: a value of an array
-// ("<array>.element", a typed field of its own as the array holds no value)
-// is one of the array's list in bcdump's JSON.
-func pluginKey(k string) string {
-	return strings.TrimSuffix(k, ".element")
-}
-
 // bcdumpValues flattens bcdump's JSON records of game datagrams into the
 // compared values by frame, in document order.
 func bcdumpValues(t *testing.T, capture string, flags ...string) map[int][]kv {
@@ -259,7 +252,7 @@ func tsharkValues(t *testing.T, tshark, plugin, capture string) map[int][]kv {
 	frames := map[int][]kv{}
 	frame := 0
 	walkJSON(t, out, func(path []string, val string) {
-		switch key := pluginKey(path[len(path)-1]); {
+		switch key := path[len(path)-1]; {
 		case key == "bc.plugin.refused":
 			t.Errorf("%s frame %d: the plugin could not add an item", filepath.Base(capture), frame)
 		case key == "frame.number":
@@ -481,5 +474,13 @@ func TestWiresharkInstall(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Reload Lua Plugins") {
 		t.Errorf("install output does not say how to reload: %q", out.String())
+	}
+	// lua -o says what it wrote, on stderr.
+	file := filepath.Join(t.TempDir(), "bcdump.lua")
+	code, stdout, errs := runCLI(t, nil, "wireshark", "lua", "-o", file)
+	written, _ := os.ReadFile(file)
+	if code != 0 || stdout != "" || !bytes.Equal(written, lua.Bytes()) ||
+		errs != fmt.Sprintf("bcdump: wrote %s (%d bytes)\n", file, lua.Len()) {
+		t.Errorf("lua -o: exit %d, stdout %d bytes, stderr %q", code, len(stdout), errs)
 	}
 }

@@ -10,6 +10,7 @@ import (
 )
 
 //go:generate go run ./cmd/gensample -o ../../testdata/sample.pcap
+//go:generate go run ./cmd/gensample -scenario unacked-fragment -o ../../testdata/unacked-fragment.pcap
 
 // SampleStart is the fixed start time of the sample, so the capture is
 // byte-for-byte reproducible.

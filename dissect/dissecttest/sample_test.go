@@ -27,6 +27,23 @@ func TestSampleCapture(t *testing.T) {
 	}
 }
 
+// testdata/unacked-fragment.pcap is the verdict scenario of that name.
+func TestUnackedFragmentCapture(t *testing.T) {
+	s, _ := VerdictScenario("unacked-fragment")
+	var buf bytes.Buffer
+	if err := s.WritePcap(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(filepath.Dir(samplePath), "unacked-fragment.pcap")
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go generate ./dissect/dissecttest)", err)
+	}
+	if !bytes.Equal(got, buf.Bytes()) {
+		t.Fatalf("%s differs from the generator's output; run go generate ./dissect/dissecttest", path)
+	}
+}
+
 // Every datagram of the sample frames cleanly.
 func TestSampleFrames(t *testing.T) {
 	var dg transport.Datagram

@@ -44,6 +44,28 @@ func ChecksumKick() *Session {
 // (frag limit), and Bob disconnects; Alice is still there at the end.
 // Payload layouts are protocol-facts 7; the values are made up.
 func Battle() []*Session {
+	return battle(battleText{alice: "Alice", bob: "Bob", ship: "Multi", mission: "Multiplayer.Episode.Mission1.Mission1",
+		hi: "good luck", cover: "cover me"})
+}
+
+// battleText is every string Battle puts on the wire.
+type battleText struct {
+	alice, bob, ship, mission, hi, cover string
+	gamespy                              string // a GameSpy status exchange first when set
+}
+
+// Hostile is Battle with every string it sends (player names in the peer
+// info and the ship objects, ship class, mission, chat) and a GameSpy
+// status reply's hostname and mapname set to text, for tests that feed
+// control characters and bidi overrides to every command. Strings the
+// protocol limits to 255 bytes are cut there.
+func Hostile(text string) []*Session {
+	s := battleText{alice: "A" + text, bob: "B" + text, ship: text, mission: "Multiplayer." + text, hi: text, cover: text,
+		gamespy: text}
+	return battle(s)
+}
+
+func battle(txt battleText) []*Session {
 	server := netip.MustParseAddrPort("192.168.7.1:22101")
 	alice := New(netip.MustParseAddrPort("192.168.7.20:50200"), server, StoryStart)
 	bob := New(netip.MustParseAddrPort("192.168.7.30:50300"), server, StoryStart)
@@ -67,8 +89,8 @@ func Battle() []*Session {
 		clientSeq  uint16
 		clientAddr [4]byte
 	}
-	a := &peer{s: alice, id: 2, slot: 0, name: "Alice", clientAddr: [4]byte{192, 168, 7, 20}}
-	b := &peer{s: bob, id: 3, slot: 1, name: "Bob", clientAddr: [4]byte{192, 168, 7, 30}}
+	a := &peer{s: alice, id: 2, slot: 0, name: txt.alice, clientAddr: [4]byte{192, 168, 7, 20}}
+	b := &peer{s: bob, id: 3, slot: 1, name: txt.bob, clientAddr: [4]byte{192, 168, 7, 30}}
 	host := func(p *peer, dt time.Duration, payloads ...[]byte) {
 		dg := transporttest.AppendHeader(nil, 1, uint8(len(payloads)))
 		for _, pl := range payloads {
@@ -93,27 +115,33 @@ func Battle() []*Session {
 		dg = transporttest.AppendHeader(nil, p.id, 1)
 		add(p.s, 10*ms, true, transporttest.AppendLow(dg, transport.TypePeerInfo, true, true, 1,
 			transporttest.AppendPeerInfo(nil, p.id, p.clientAddr, p.name)))
-		host(p, 20*ms, []byte{0x28}, settings(p.slot), []byte{0x01})
+		host(p, 20*ms, []byte{0x28}, settings(p.slot, txt.mission), []byte{0x01})
 		client(p, 20*ms, []byte{0x2A, 0x20})
 		host(p, 10*ms, []byte{0x35, 0x08, 0x01, 0xFF, 0x05})
+	}
+	if txt.gamespy != "" {
+		add(alice, 100*ms, true, []byte(`\status\`))
+		add(alice, 2*ms, false, []byte(`\gamename\bcommander\gamever\60\location\0\hostname\`+cut(txt.gamespy)+
+			`\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\`+cut(txt.gamespy)+`\numplayers\0\maxplayers\8`+
+			`\gamemode\openplaying\timelimit\-1\fraglimit\-2\system\Multi1\password\0\final\\queryid\1.1`))
 	}
 	join(a)
 	join(b)
 
 	// Ships: each client creates its own, the host relays it to the other.
-	shipA := objCreateShip(0, 0, 0x3FFFFFFF, 1, "Alice")
-	shipB := objCreateShip(1, 1, 0x4003FFFF, 7, "Bob")
+	shipA := objCreateShip(0, 0, 0x3FFFFFFF, 1, txt.alice, txt.ship)
+	shipB := objCreateShip(1, 1, 0x4003FFFF, 7, txt.bob, txt.ship)
 	client(a, 500*ms, shipA)
 	host(b, 5*ms, shipA)
 	client(b, 100*ms, shipB)
 	host(a, 5*ms, shipB)
 
 	// Chat: Alice to all (the host sends it to both), Bob to his team.
-	hi := chatFrom(0x2C, 2, "good luck")
+	hi := chatFrom(0x2C, 2, txt.hi)
 	client(a, time.Second, hi)
 	host(a, 5*ms, hi)
 	host(b, 1*ms, hi)
-	tc := chatFrom(0x2D, 3, "cover me")
+	tc := chatFrom(0x2D, 3, txt.cover)
 	client(b, time.Second, tc)
 	host(b, 5*ms, tc)
 
@@ -134,14 +162,23 @@ func Battle() []*Session {
 }
 
 // settings is a Settings 0x00 payload for a slot (protocol-facts 7.1).
-func settings(slot uint8) []byte {
-	const m = "Multiplayer.Episode.Mission1.Mission1"
+func settings(slot uint8, m string) []byte {
+	m = cut(m)
 	p := []byte{0x00, 0x00, 0x00, 0x05, 0x42, 0x61, slot, byte(len(m)), 0}
 	return append(p, m...)
 }
 
+// cut limits s to the 255 bytes a one-byte length can count.
+func cut(s string) string {
+	if len(s) > 255 {
+		return s[:255]
+	}
+	return s
+}
+
 // objCreateShip is an ObjCreateTeam 0x03 payload for a ship (protocol-facts 7.2).
-func objCreateShip(slot, team uint8, id uint32, species uint8, name string) []byte {
+func objCreateShip(slot, team uint8, id uint32, species uint8, name, class string) []byte {
+	name, class = cut(name), cut(class)
 	p := []byte{0x03, slot, team}
 	p = binary.LittleEndian.AppendUint32(p, 0x8008)
 	p = binary.LittleEndian.AppendUint32(p, id)
@@ -152,8 +189,8 @@ func objCreateShip(slot, team uint8, id uint32, species uint8, name string) []by
 	p = append(p, 0, 0, 0)
 	p = append(p, byte(len(name)))
 	p = append(p, name...)
-	p = append(p, 5)
-	return append(p, "Multi"...)
+	p = append(p, byte(len(class)))
+	return append(p, class...)
 }
 
 // chatFrom is a Chat 0x2C or TeamChat 0x2D payload (protocol-facts 7.7).

@@ -17,10 +17,10 @@ func init() {
 	register(checksum.OpResponse, decodeChecksumResp, summarizeChecksumResp)
 	// NetFile failure and file-transfer messages, never captured and
 	// undocumented (7.6). 0x24 and 0x26 have no known use: no decoder.
-	for _, op := range []uint8{0x22, 0x23, 0x25, 0x27} {
-		register(op, decodeNetFileRaw, summarizeNetFileRaw)
+	// Their decoders are generated from their layouts.
+	for _, op := range []uint8{0x22, 0x23, 0x25, 0x27, checksum.OpComplete} {
+		register(op, nil, summarizeNetFileRaw)
 	}
-	register(checksum.OpComplete, decodeChecksumComplete, summarizeNetFileRaw)
 }
 
 // decodeChecksumReq reads 0x20 (V): round, directory, filter, recursive.
@@ -189,24 +189,6 @@ const NotePlainFlag = "plain byte, not a bit group: a stock client misreads it"
 
 // noteUndocumented labels the bytes of the NetFile messages never captured.
 const noteUndocumented = "layout undocumented, never captured"
-
-// decodeNetFileRaw shows an undocumented NetFile message as raw bytes.
-func decodeNetFileRaw(p []byte, f *Fields) error {
-	if len(p) > 1 {
-		f.Bytes("data", 1, p[1:])
-		f.Note(noteUndocumented)
-	}
-	return nil
-}
-
-// decodeChecksumComplete reads 0x28 (V): the opcode alone. Extra bytes are
-// shown raw, not rejected.
-func decodeChecksumComplete(p []byte, f *Fields) error {
-	if len(p) > 1 {
-		f.Bytes("extra", 1, p[1:])
-	}
-	return nil
-}
 
 // summarizeNetFileRaw: the size of the raw bytes, if any ("12 bytes").
 func summarizeNetFileRaw(dst, p []byte, _ *Fields) []byte {

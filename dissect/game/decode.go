@@ -117,13 +117,6 @@ func (d *fieldReader) hex32(name string) uint32 {
 	return v
 }
 
-// hex32At appends a u32 the caller has read and checked itself.
-func (d *fieldReader) hex32At(name string, off int, v uint32) {
-	if d.r.err == nil {
-		d.f.Hex(name, off, 4, uint64(v))
-	}
-}
-
 func (d *fieldReader) i32(name string) int32 {
 	off, was := d.r.off, d.r.Failed()
 	v := d.r.I32()
@@ -170,6 +163,14 @@ func (d *fieldReader) bit(name string) bool {
 		d.f.Bool(name, off, 1, i, v)
 	}
 	return v
+}
+
+// b2u is a boolean as a kept value (generated decoders).
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // flag appends bit i of a flags byte already read at off, without reading.

@@ -1,5 +1,3 @@
-// Package game decodes the game opcodes carried in transport type 0x32
-// payloads into a flat list of fields that every reporter can render.
 package game
 
 // Kind says how a Field's value is stored and shown.

@@ -2,12 +2,17 @@ package game
 
 import "github.com/bcdump/bcdump/checksum"
 
-// A Layout describes, as data, what an opcode's Decoder reads: a sequence
-// of Steps (primitives with field names, conditions, loops). Tools that
-// cannot run Go decoders (the Wireshark plugin bcdump generates) interpret
-// it; TestLayoutsMatchDecoders runs an interpreter of it against the
-// decoders on every payload of the test captures and on mutated payloads, so
-// the description cannot drift from the code.
+//go:generate go test -run ^TestDecodersGenerated$ -update-decoders
+
+// A Layout describes, as data, how an opcode's payload is read: a sequence
+// of Steps (primitives with field names, conditions, loops). It is the one
+// source of each opcode's fields: the decoders are generated from it
+// (decoders_gen.go, by gen_test.go), and so are the filter's field schema
+// (dissect.Fields), the Wireshark plugin, which interprets it, and the
+// field reference of the docs. TestLayoutsMatchDecoders runs an
+// interpreter of it against the registered decoders on every payload of
+// the test captures and on mutated payloads, which holds the decoders
+// written by hand (decodedByCode) to it.
 type Layout []Step
 
 // Op is one Step's operation.
@@ -43,12 +48,13 @@ const (
 	OpIf Op = "if"
 	// OpSwitch runs the Case whose Value equals Ref's value, Else when none.
 	// With Peek set, Ref is ignored and the subject is the u32 at the read
-	// position, not consumed.
+	// position, not consumed; a failure to read it is named for the first
+	// case's first field.
 	OpSwitch Op = "switch"
 	// OpRepeat runs Body Ref times (as an unnamed object per round).
 	OpRepeat Op = "repeat"
-	// OpPairs runs Body while bytes remain, failing when fewer than N are
-	// left (an unnamed object per round).
+	// OpPairs runs Body while bytes remain, failing with Why when fewer
+	// than N are left (an unnamed object per round).
 	OpPairs Op = "pairs"
 	// OpDone fails on unread bytes and ends the layout; OpReturn ends it
 	// as it stands; OpFail fails with Name as the reason (a format for the
@@ -65,6 +71,11 @@ const (
 	// response's hash tree.
 	OpChecksumRequest  Op = "checksum_request"
 	OpChecksumResponse Op = "checksum_response"
+
+	// Reads that appear only in a Shape (below), never in a layout the
+	// plugin runs: a 32-bit name or content hash, a u16 count.
+	OpHash32 Op = "hash32" // hash, 4 bytes LE
+	OpU16    Op = "u16"    // uint, 2 bytes LE
 )
 
 // Step is one operation of a Layout.
@@ -85,12 +96,25 @@ type Step struct {
 	// NameTables()[Names], when it has one. (Object ids are always
 	// labelled with their slot, as ObjectNote does.)
 	Names string
+	// Why is the reason an OpPairs fails with.
+	Why string
+	// Shape, on a step whose parser is code (the checksum steps), lists
+	// the fields that parser appends, in wire order, as steps that are
+	// read for the field list and the docs but never run.
+	Shape []Step
 }
 
 // Case is one branch of an OpSwitch.
 type Case struct {
 	Value uint64
 	Body  []Step
+}
+
+// decodedByCode are the opcodes whose registered decoder is written by
+// hand, for the reason given; the generator still writes their layout's
+// decoder (StateUpdate's fast path falls back on it).
+var decodedByCode = map[uint8]string{
+	0x1C: "StateUpdate: a fast path for well-formed payloads, twice as fast (BenchmarkStateUpdate)",
 }
 
 // Layouts returns the layout of every opcode that has a decoder.
@@ -125,6 +149,10 @@ var (
 	extra = ifCmp("left", "ne", 0, rd(OpRest, "extra"))
 )
 
+// eventLayout is the serialized events' (section 7.3): a 17-byte prefix,
+// then an extension the factory (event class) id picks, not the opcode.
+// An unknown factory keeps its extension raw without an error: the factory
+// table is D-grade, and other event classes may exist.
 var eventLayout = Layout{
 	namedKeep(OpHex32, "factory", "factory", "factory"),
 	namedKeep(OpHex32, "event_code", "code", "event"),
@@ -134,7 +162,7 @@ var eventLayout = Layout{
 		{factoryBase, nil},
 		{factorySubsystem, nil},
 		{factorySubsysControl, []Step{rd(OpU8, "value")}},
-		{factoryPlayerList, []Step{rd(OpU8, "value")}},
+		{factoryPlayerList, []Step{rd(OpU8, "value")}}, // peer id per one source, team per another: a neutral name
 		{factoryChar, []Step{{Op: OpSwitch, Ref: "code", Cases: []Case{
 			{eventPhaserLevel, []Step{named(OpU8, "value", "phaser")}},
 			{eventTorpedoType, []Step{named(OpU8, "value", "torpedo")}},
@@ -147,6 +175,11 @@ var eventLayout = Layout{
 	done,
 }
 
+// objCreateLayout is 0x02 ObjCreate's and 0x03 ObjCreateTeam's (V for the
+// first 24 bytes, D for the rest). The class id picks the layout; an
+// unknown one leaves nothing to go by (OpenBC's own ObjCreateTeam has no
+// class id here, for one). A torpedo's bytes after its species are
+// undocumented.
 var objCreateLayout = Layout{
 	rd(OpU8, "owner_slot"),
 	ifCmp("opcode", "eq", 0x03, rd(OpU8, "team")),
@@ -168,17 +201,54 @@ var objCreateLayout = Layout{
 	ret,
 }
 
+// objectIDLayout is 0x14 DestroyObj's (D), 0x1D ObjNotFound's and 0x1E
+// RequestObj's (I): an object id alone.
 var objectIDLayout = Layout{rd(OpObjID, "object"), done}
 
+// chatLayout is 0x2C Chat's and 0x2D TeamChat's (D). Player ids in the
+// script messages are network ids (transport peer ids), not object ids.
 var chatLayout = Layout{rd(OpI32, "sender"), rd(OpStr16, "text"), done}
 
 var scoreLayout = Layout{rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), done}
 
+// netFileRawLayout shows the NetFile failure and file-transfer messages,
+// never captured and undocumented (7.6), as raw bytes.
 var netFileRawLayout = Layout{ifCmp("left", "ne", 0, rd(OpRest, "data"), note(noteUndocumented)), ret}
 
+// opcodeOnlyLayout is a message documented as its opcode alone but never
+// captured (0x13 HostMsg D, 0x39 RestartGame I): extra bytes are shown,
+// not an error, as the layout is not certain enough to reject them.
 var opcodeOnlyLayout = Layout{extra, ret}
 
+// checksumRequestShape is what decodeChecksumReq appends: the recursive
+// flag is a bit of a group, or a plain byte with a note.
+var checksumRequestShape = []Step{
+	rd(OpU8, "round"), rd(OpStr16, "directory"), rd(OpStr16, "filter"),
+	rd(OpBit, "recursive"),
+}
+
+// checksumResponseShape is what decodeChecksumResp appends. A subdirectory
+// holds the same fields as the top directory, at every depth.
+var checksumResponseShape = []Step{
+	keep(OpU8, "round", "round"),
+	ifCmp("round", "eq", 0, rd(OpHash32, "ref_hash")),
+	rd(OpHash32, "dir_hash"),
+	keep(OpU16, "file_count", "file_count"),
+	{Op: OpArray, Name: "files", Body: []Step{{Op: OpRepeat, Ref: "file_count", Body: []Step{
+		rd(OpHash32, "name_hash"), rd(OpHash32, "content_hash"),
+	}}}},
+	keep(OpU8, "subdir_count", "subdir_count"),
+	{Op: OpArray, Name: "subdirs", Body: []Step{{Op: OpRepeat, Ref: "subdir_count", Body: []Step{
+		rd(OpHash32, "name_hash"), note("the directory's fields: file_count, files, subdir_count, subdirs"),
+	}}}},
+}
+
+// layouts holds every decoded opcode's layout, with the spec's confidence
+// (V verified on captures, D documented, I inferred).
 var layouts = map[uint8]Layout{
+	// Settings (V). The three flags share one bit-group byte; the third is
+	// written after the map name but stored in that same byte. The
+	// checksum-correction data's layout is unknown and never captured.
 	0x00: {
 		rd(OpF32, "game_time"),
 		rd(OpBit, "collision_damage"),
@@ -189,7 +259,7 @@ var layouts = map[uint8]Layout{
 		ifNZ("cc", 0, rd(OpRest, "checksum_correction_data"), ret),
 		done,
 	},
-	0x01: {done},
+	0x01: {done}, // GameInit (V): its size is confirmed, so more bytes are malformed
 	0x02: objCreateLayout,
 	0x03: objCreateLayout,
 	0x04: {named(OpU8, "reason", "boot"), done},
@@ -211,8 +281,11 @@ var layouts = map[uint8]Layout{
 		rd(OpF32, "force"),
 		done,
 	},
-	0x16: {rd(OpBit, "collision_damage"), done},
-	0x18: {rd(OpStr16, "name"), done},
+	0x16: {rd(OpBit, "collision_damage"), done}, // UISettings (I)
+	0x18: {rd(OpStr16, "name"), done},           // DeletePlayerAnim (I): the leaving player's name
+	// TorpedoFire as the stock capture has it (V): flags bit 2 set means
+	// no target, and the target offset is 4 bytes. OpenBC's own codec
+	// (bit 1, 5-byte cv4, 19 bytes) disagrees with the capture.
 	0x19: {
 		rd(OpObjID, "tube"),
 		named(OpU8, "torpedo_type", "torpedo"),
@@ -223,6 +296,8 @@ var layouts = map[uint8]Layout{
 		Step{Op: OpIf, Ref: "flags", Mask: 0x04, Cmp: "eq", Value: 0, Body: []Step{rd(OpObjID, "target"), obj("target_offset", rd(OpCV3, "direction"), rd(OpU8, "distance"))}},
 		done,
 	},
+	// BeamFire (V). Byte 5 is "beam type / flags" in the sources: the
+	// neutral name "kind".
 	0x1A: {
 		rd(OpObjID, "emitter"),
 		rd(OpHex8, "kind"),
@@ -233,6 +308,12 @@ var layouts = map[uint8]Layout{
 		ifNZ("flags", 0x02, rd(OpObjID, "target")),
 		done,
 	},
+	// StateUpdate (section 7.5). Subsystem records run to the end with no
+	// count; their sizes depend on the ship's subsystem list, so the bytes
+	// stay raw, and with 0x40 or 0x80 also set the cloak bit and weapon
+	// pairs are somewhere in there too: a limit of what the wire tells, not
+	// a malformed payload. The cloak bit shares a group byte still open
+	// (the hash bit's), else opens its own.
 	0x1C: {
 		rd(OpObjID, "object"),
 		rd(OpF32, "game_time"),
@@ -246,20 +327,22 @@ var layouts = map[uint8]Layout{
 			ifNZ("flags", suCloak|suWeapons, note(noteUnsplit)), ret),
 		ifNZ("flags", suCloak, rd(OpBit, "cloak")),
 		ifNZ("flags", suWeapons, Step{Op: OpArray, Name: "weapons", Body: []Step{
-			{Op: OpPairs, N: 2, Body: []Step{rd(OpU8, "index"), rd(OpU8, "health")}},
+			{Op: OpPairs, N: 2, Why: "weapons: one byte left; weapon entries are [index][health] pairs", Body: []Step{rd(OpU8, "index"), rd(OpU8, "health")}},
 		}}, ret),
 		done,
 	},
 	0x1D:                objectIDLayout,
 	0x1E:                objectIDLayout,
-	0x1F:                {rd(OpObjID, "object"), rd(OpStr32Z, "set_name"), done},
-	checksum.OpRequest:  {{Op: OpChecksumRequest}},
-	checksum.OpResponse: {{Op: OpChecksumResponse}},
+	0x1F:                {rd(OpObjID, "object"), rd(OpStr32Z, "set_name"), done}, // EnterSet (D): the name has an i32 length and a NUL
+	checksum.OpRequest:  {{Op: OpChecksumRequest, Shape: checksumRequestShape}},
+	checksum.OpResponse: {{Op: OpChecksumResponse, Shape: checksumResponseShape}},
 	0x22:                netFileRawLayout,
 	0x23:                netFileRawLayout,
 	0x25:                netFileRawLayout,
 	0x27:                netFileRawLayout,
 	checksum.OpComplete: {ifCmp("left", "ne", 0, rd(OpRest, "extra")), ret},
+	// Explosion (V). Which cf16 is the radius and which the damage is
+	// disputed (section 7.4), hence value_a and value_b.
 	0x29: {
 		rd(OpObjID, "object"),
 		rd(OpCV4, "position"),
@@ -267,9 +350,11 @@ var layouts = map[uint8]Layout{
 		rd(OpCF16, "value_b"),
 		done,
 	},
-	0x2A: {rd(OpBit, "flag"), done},
+	0x2A: {rd(OpBit, "flag"), done}, // NewPlayerInGame (V: `2A 20`): one bit of unknown meaning
 	0x2C: chatLayout,
 	0x2D: chatLayout,
+	// MissionInit (V: `35 08 01 FF FF`): the end time is there only with
+	// a time limit.
 	0x35: {
 		rd(OpU8, "player_limit"),
 		rd(OpU8, "system"),
@@ -278,6 +363,7 @@ var layouts = map[uint8]Layout{
 		named(OpU8, "frag_limit", "none_ff"),
 		done,
 	},
+	// ScoreChange (V): the killer's totals only for a killer (id != 0).
 	0x36: {
 		keep(OpI32, "killer", "killer"),
 		ifNZ("killer", 0, rd(OpI32, "killer_kills"), rd(OpI32, "killer_score")),

@@ -123,9 +123,11 @@ func (r *layoutRun) step(s Step) bool {
 	case OpSwitch:
 		var v uint64
 		if s.Peek {
+			// A failure to peek is the first case's first field's, as
+			// the generated decoders have it.
 			save := d.r
 			v = uint64(d.r.U32())
-			if !d.check(save.Failed(), "class_id") {
+			if !d.check(save.Failed(), s.Cases[0].Body[0].Name) {
 				return true
 			}
 			d.r = save
@@ -147,7 +149,7 @@ func (r *layoutRun) step(s Step) bool {
 	case OpPairs:
 		for d.ok() && d.r.Len() > 0 {
 			if d.r.Len() < s.N {
-				d.r.Fail(d.r.Off(), "pairs")
+				d.r.Fail(d.r.Off(), s.Why)
 				break
 			}
 			if r.element(s.Body) {
@@ -333,4 +335,43 @@ func TestSummariesMatchSummarizers(t *testing.T) {
 		}
 	}
 	t.Logf("%d summaries compared", n)
+}
+
+// TestShapesMatchDecoders: the Shapes of the steps whose parser is code
+// (the checksum handshake's) list exactly the fields those decoders
+// append on the test captures, with the same kinds.
+func TestShapesMatchDecoders(t *testing.T) {
+	seen := map[uint8]map[string]bool{}
+	var f Fields
+	for _, p := range layoutPayloads(t) {
+		l := Layouts()[p[0]]
+		if len(l) != 1 || l[0].Shape == nil {
+			continue
+		}
+		kinds := map[string]Kind{}
+		WalkFields(l, func(s Step, k Kind) { kinds[s.Name] = k })
+		Decode(p, &f)
+		if seen[p[0]] == nil {
+			seen[p[0]] = map[string]bool{}
+		}
+		for _, fl := range f.List {
+			if fl.Kind == KindEnd || fl.Name == "" {
+				continue
+			}
+			if k, ok := kinds[fl.Name]; !ok || k != fl.Kind {
+				t.Fatalf("%s % X: field %q %v, shape has %v (present %v)", Lookup(p[0]).Name, p, fl.Name, fl.Kind, k, ok)
+			}
+			seen[p[0]][fl.Name] = true
+		}
+	}
+	for c, l := range Layouts() {
+		if len(l) != 1 || l[0].Shape == nil {
+			continue
+		}
+		WalkFields(l, func(s Step, _ Kind) {
+			if !seen[c][s.Name] {
+				t.Errorf("%s: shape field %q is in no capture's decoding", Lookup(c).Name, s.Name)
+			}
+		})
+	}
 }

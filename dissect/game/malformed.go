@@ -2,6 +2,7 @@ package game
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -79,7 +80,7 @@ const (
 	whyStrEnd                // string of length a ends in b, not NUL
 	whyStrLen                // string length a exceeds the b bytes left
 	whyStart                 // start offset a outside the b-byte payload
-	whyClass                 // class_id a is not a known object class
+	whyPeeked                // what, a layout's format, with its 0x%08X showing a (a peeked value)
 )
 
 // pathKind says how the field that failed is named before the reason (see
@@ -151,9 +152,12 @@ func (w *why) append(b []byte) []byte {
 		b = n(append(b, "start offset "...), w.a)
 		b = n(append(b, " outside the "...), w.b)
 		b = append(b, "-byte payload"...)
-	case whyClass:
-		b = appendHex(append(b, "class_id "...), uint64(w.a), 4)
-		b = append(b, " is not a known object class (ship 0x00008008, torpedo 0x00008009)"...)
+	case whyPeeked:
+		before, after, ok := strings.Cut(w.what, "0x%08X")
+		b = append(b, before...)
+		if ok {
+			b = append(appendHex(b, uint64(uint32(w.a)), 4), after...)
+		}
 	}
 	return b
 }

@@ -28,9 +28,6 @@ func lookup(tab []string, v uint64) string {
 	return ""
 }
 
-func speciesName(v uint8) string { return lookup(speciesNames[:], uint64(v)) }
-func torpedoName(v uint8) string { return lookup(torpedoNames[:], uint64(v)) }
-
 // bootReasons is BootPlayer's reason byte (section 7.1, I).
 var bootReasons = [...]string{"generic", "version mismatch", "server full", "banned", "checksum failed"}
 

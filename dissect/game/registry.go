@@ -105,11 +105,16 @@ func buildTable() (t [256]Opcode) {
 	return t
 }
 
-// register attaches a decoder and summarizer to an opcode; decoder files call
-// it from their init functions.
+// register attaches a decoder and a summarizer to an opcode, either nil
+// to leave it as it is; the generated decoders_gen.go and the files of
+// the decoders written by hand call it from their init functions.
 func register(code uint8, d Decoder, s Summarizer) {
-	table[code].Decode = d
-	table[code].Summary = s
+	if d != nil {
+		table[code].Decode = d
+	}
+	if s != nil {
+		table[code].Summary = s
+	}
 }
 
 // Lookup returns the opcode's description; never nil.

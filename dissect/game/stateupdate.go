@@ -5,7 +5,7 @@ import "encoding/binary"
 // StateUpdate 0x1C (section 7.5): the unreliable movement and health delta,
 // about 97% of all traffic. It must decode without allocating.
 
-func init() { register(0x1C, decodeStateUpdate, summarizeStateUpdate) }
+func init() { register(0x1C, decodeStateUpdate, nil) }
 
 // StateUpdate dirty flags; the fields follow in this order.
 const (
@@ -34,73 +34,10 @@ func decodeStateUpdate(p []byte, f *Fields) error {
 		}
 		return nil
 	}
-	return decodeStateUpdateSteps(p, f)
+	return decodeLayout1C(p, f)
 }
 
-// decodeStateUpdateSteps is the StateUpdate decoder proper: every payload
-// gets its fields up to a fault, and the fault its exact offset and
-// reason.
-func decodeStateUpdateSteps(p []byte, f *Fields) error {
-	var d fieldReader
-	d.start(p, f)
-	d.objid("object")
-	d.f32("game_time")
-	flags := d.hex8("flags")
-	if flags&suPosition != 0 {
-		d.vec3("position")
-		if d.bit("hash_present") {
-			d.hex16("hash")
-		}
-	}
-	if flags&suDelta != 0 {
-		d.cv4("position_delta")
-	}
-	if flags&suForward != 0 {
-		d.cv3("forward")
-	}
-	if flags&suUp != 0 {
-		d.cv3("up")
-	}
-	if flags&suSpeed != 0 {
-		d.cf16("speed")
-	}
-	if flags&suSubsystem != 0 {
-		// Records run to the end with no count; their sizes (and the power
-		// bits they add to bit groups) depend on the ship's subsystem list,
-		// so the bytes stay raw. With 0x40 or 0x80 also set, the cloak bit
-		// and weapon pairs are somewhere in there too: that is a limit of
-		// what the wire tells, not a malformed payload.
-		d.u8("subsystem_start")
-		d.rest("subsystem_data")
-		if flags&(suCloak|suWeapons) != 0 {
-			d.note(noteUnsplit)
-		}
-		return d.err()
-	}
-	if flags&suCloak != 0 {
-		// Shares a group byte that is still open (the hash bit's), adding
-		// no byte; otherwise it opens its own.
-		d.bit("cloak")
-	}
-	if flags&suWeapons != 0 {
-		d.array("weapons")
-		for d.ok() && d.r.Len() > 0 {
-			if d.r.Len() == 1 {
-				d.r.Fail(d.r.Off(), "weapons: one byte left; weapon entries are [index][health] pairs")
-				break
-			}
-			d.object("")
-			d.u8("index")
-			d.u8("health")
-			d.end()
-		}
-		d.end()
-		return d.err()
-	}
-	return d.done()
-}
-
-// stateUpdateWellFormed reports whether decodeStateUpdateSteps succeeds
+// stateUpdateWellFormed reports whether decodeLayout1C succeeds
 // on p without a note, judging from the lengths and bit-group bytes alone.
 // false also for what it leaves to the decoder: subsystem data with the
 // cloak or weapon flag (which gets a note). TestStateUpdateFast and
@@ -169,7 +106,7 @@ func stateUpdateWellFormed(p []byte) bool {
 	return off == len(p)
 }
 
-// emitStateUpdate appends the fields decodeStateUpdateSteps would, in the
+// emitStateUpdate appends the fields decodeLayout1C would, in the
 // same order, for a payload stateUpdateWellFormed passed: it reads without
 // checking.
 func emitStateUpdate(p []byte, f *Fields) {
@@ -246,10 +183,3 @@ func emitStateUpdate(p []byte, f *Fields) {
 
 // cv3At is Reader.CV3 of the 3 bytes at b.
 func cv3At(b []byte) [3]float32 { return CV3(int8(b[0]), int8(b[1]), int8(b[2])) }
-
-func summarizeStateUpdate(dst, _ []byte, f *Fields) []byte {
-	start := len(dst)
-	dst = kv(dst, start, f, "object", "obj")
-	dst = kv(dst, start, f, "game_time", "t")
-	return kv(dst, start, f, "flags", "flags")
-}

@@ -5,14 +5,14 @@ import (
 )
 
 // checkFast holds stateUpdateWellFormed and emitStateUpdate to
-// decodeStateUpdateSteps on p (a StateUpdate payload): the check passes
+// decodeLayout1C on p (a StateUpdate payload): the check passes
 // exactly the payloads the decoder takes without a note, except subsystem
 // data with the cloak or weapon flag, which it leaves to the decoder; on
 // those it passes, emitStateUpdate appends the decoder's fields.
 func checkFast(t *testing.T, p []byte, steps, emit *Fields) {
 	t.Helper()
 	steps.Reset()
-	err := decodeStateUpdateSteps(p, steps)
+	err := decodeLayout1C(p, steps)
 	want := err == nil
 	if len(p) >= 10 && p[9]&suSubsystem != 0 && p[9]&(suCloak|suWeapons) != 0 {
 		want = false
@@ -80,7 +80,7 @@ func TestStateUpdateFast(t *testing.T) {
 		steps.Reset()
 		keep.Reset()
 		drop.Reset()
-		e0 := decodeStateUpdateSteps(p, &steps)
+		e0 := decodeLayout1C(p, &steps)
 		e1, e2 := decodeStateUpdate(p, &keep), decodeStateUpdate(p, &drop)
 		if (e0 == nil) != (e1 == nil) || (e0 == nil) != (e2 == nil) || e0 != nil && (e0.Error() != e1.Error() || e0.Error() != e2.Error()) {
 			t.Fatalf("% X: decoder %v, kept %v, dropped %v", p, e0, e1, e2)

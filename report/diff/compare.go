@@ -240,10 +240,10 @@ func sameKeys(a, b [2][]uint32) bool {
 func (fd *FlowDiff) compare(opt *Options) {
 	if opt.Addresses && fd.Old != nil && fd.New != nil {
 		if fd.Old.Client != fd.New.Client {
-			fd.Addr = append(fd.Addr, Change{"client", quote(fd.Old.Client), quote(fd.New.Client), ""})
+			fd.Addr = append(fd.Addr, Change{"client", jsonString(fd.Old.Client), jsonString(fd.New.Client), ""})
 		}
 		if fd.Old.Server != fd.New.Server {
-			fd.Addr = append(fd.Addr, Change{"server", quote(fd.Old.Server), quote(fd.New.Server), ""})
+			fd.Addr = append(fd.Addr, Change{"server", jsonString(fd.Old.Server), jsonString(fd.New.Server), ""})
 		}
 	}
 	for d := range 2 {

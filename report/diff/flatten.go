@@ -144,7 +144,7 @@ func (f *flattener) value(path string, depth int) error {
 		}
 		v := string(f.b[start:f.i])
 		if bytes.ContainsAny(f.b[start:f.i], "\\\x7f") {
-			v = quote(s)
+			v = jsonString(s)
 		}
 		f.ls = append(f.ls, Leaf{Path: path, Value: v})
 		return nil
@@ -197,10 +197,10 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-// quote renders s as a JSON string the way the JSON reporter writes it
+// jsonString renders s as a JSON string the way the JSON reporter writes it
 // (only quote, backslash and control characters escaped), the canonical
 // form of string values: a trace that escapes more still compares equal.
-func quote(s string) string {
+func jsonString(s string) string {
 	return string(render.AppendJSONString(nil, s))
 }
 

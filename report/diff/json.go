@@ -3,6 +3,8 @@ package diff
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // maxChangesJSON bounds the changes listed for one message in the JSON
@@ -109,7 +111,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(quote.JSON(b), '\n'))
 	return err
 }
 

@@ -133,7 +133,7 @@ func (b *builder) add(r *record) error {
 			if r.Text != nil {
 				text = *r.Text
 			}
-			m.Leaves = []Leaf{{Path: "text", Value: quote(text)}}
+			m.Leaves = []Leaf{{Path: "text", Value: jsonString(text)}}
 		}
 		f.Msgs[dir] = append(f.Msgs[dir], m)
 		return nil
@@ -222,7 +222,7 @@ func (f *Flow) message(dir, frame, idx int, at time.Duration, m *recMessage) err
 		}
 	}
 	if p.PayloadHex != nil {
-		msg.Leaves = append(msg.Leaves, Leaf{Path: "payload_hex", Value: quote(*p.PayloadHex)})
+		msg.Leaves = append(msg.Leaves, Leaf{Path: "payload_hex", Value: jsonString(*p.PayloadHex)})
 	}
 	if m.Reliable && m.Seq != nil {
 		s := uint16(*m.Seq)

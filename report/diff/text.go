@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // maxChangesShown bounds the "~ path: old -> new" lines under one changed
@@ -18,8 +20,8 @@ const maxChangesShown = 8
 // and NEW frame numbers, then the summary line.
 func (r *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "--- %s (%s, %d datagrams)\n", r.Old.Name, r.Old.Format, r.Old.Datagrams)
-	fmt.Fprintf(bw, "+++ %s (%s, %d datagrams)\n", r.New.Name, r.New.Format, r.New.Datagrams)
+	fmt.Fprintf(bw, "--- %s (%s, %d datagrams)\n", quote.Name(r.Old.Name), r.Old.Format, r.Old.Datagrams)
+	fmt.Fprintf(bw, "+++ %s (%s, %d datagrams)\n", quote.Name(r.New.Name), r.New.Format, r.New.Datagrams)
 	width := len(strconv.Itoa(max(maxFrame(r.Old), maxFrame(r.New))))
 	ctx := max(r.Opt.Context, 0)
 	for _, fd := range r.Flows {

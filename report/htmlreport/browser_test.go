@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-var screenshot = flag.String("screenshot", "", "also write the sample report's screenshot to this file (the README's)")
+var (
+	screenshot  = flag.String("screenshot", "", "also write the sample report's screenshot to this file (the README's)")
+	screenshots = flag.String("screenshots", "", "also write the screenshots of the help topic verdicts (report-sample.png, report-unacked-fragment.png) to this directory")
+)
 
 // chromium finds the browser: chromium or chromium-browser on PATH. It
 // skips the test when there is none, but fails it in CI (CI=true), which
@@ -71,7 +76,7 @@ const dragScript = `<script>(function () {
 
 // expandScript clicks every "show all" button, so that the DOM holds every
 // row of every table.
-const expandScript = `<script>document.querySelectorAll("button.show-all").forEach(function (b) { b.click(); });</script>`
+const expandScript = `<script>document.querySelectorAll("button.show-all, button.expand").forEach(function (b) { b.click(); });</script>`
 
 // interactScript hovers over the first ACK arrow of a ladder and away,
 // counting the arrows lit each time, then clicks the last anomaly row (drawn
@@ -89,7 +94,7 @@ const interactScript = `<script>(function () {
       el.dispatchEvent(new MouseEvent("mouseout", { bubbles: true }));
       out.push("unlit " + document.querySelectorAll("g.dg.lit").length);
     }
-    var rows = document.querySelectorAll("tr.anomaly");
+    var rows = document.querySelectorAll("tr.anomaly, tr.acode");
     if (rows.length) {
       rows[rows.length - 1].cells[0].dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
       out.push("highlighted " + document.querySelectorAll(".hl").length);
@@ -172,6 +177,8 @@ func TestBrowser(t *testing.T) {
 				}
 			}
 
+			checkReadable(t, bin, c, d, page)
+
 			png := filepath.Join(shots, "report-"+c.name+".png")
 			_, logs = headless(t, bin, "--hide-scrollbars", "--window-size=1280,2000", "--screenshot="+png, url)
 			for _, l := range console.FindAllString(logs, -1) {
@@ -181,10 +188,88 @@ func TestBrowser(t *testing.T) {
 				t.Fatalf("no screenshot: %v", err)
 			}
 			t.Logf("screenshot: %s", png)
+			if *screenshots != "" && (c.name == "sample" || c.name == "unacked-fragment") {
+				out := filepath.Join(*screenshots, "report-"+c.name+".png")
+				_, _ = headless(t, bin, "--hide-scrollbars", "--window-size=1100,1500", "--force-device-scale-factor=0.8", "--screenshot="+out, url)
+				t.Logf("help topic screenshot: %s", out)
+			}
 			if c.name == "sample" && *screenshot != "" {
 				_, _ = headless(t, bin, "--hide-scrollbars", "--window-size=1000,1400", "--force-device-scale-factor=0.75", "--screenshot="+*screenshot, url)
 				t.Logf("README screenshot: %s", *screenshot)
 			}
 		})
+	}
+}
+
+// readScript records what a reader needs from the page: the player named
+// on each ladder's client lifeline, the colour legends of the charts, the
+// anomaly table's rows per code, and the values the datagram chart shows
+// when hovered in the middle of the capture.
+const readScript = `<script>(function () {
+  var r = document.documentElement, out = [];
+  try {
+    var lives = [];
+    document.querySelectorAll("svg.ladder").forEach(function (l) { lives.push(l.querySelector("text.life").textContent); });
+    out.push("lives=" + lives.join("|"));
+    var legends = 0;
+    document.querySelectorAll("svg.chart g.legend text").forEach(function (t) { if (/^(c2s client→server|s2c server→client)$/.test(t.textContent)) { legends++; } });
+    out.push("legends=" + legends);
+    var codes = {};
+    document.querySelectorAll("tr.acode").forEach(function (tr) { codes[tr.getAttribute("data-code")] = (codes[tr.getAttribute("data-code")] || 0) + 1; });
+    out.push("acodes=" + Object.keys(codes).length + "/" + document.querySelectorAll("tr.acode").length);
+    var svg = document.querySelector("svg.chart[id$='-dg']");
+    if (svg) {
+      var b = svg.getBoundingClientRect(), k = b.width / 1000;
+      svg.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: b.left + (64 + 920 * 0.5) * k, clientY: b.top + 60 * k }));
+      out.push("tip=" + document.getElementById("tip").textContent.split("\n").slice(-1)[0]);
+    }
+  } catch (e) { out.push("error " + e); }
+  r.setAttribute("data-read", out.join(";"));
+})();</script>`
+
+var readRE = regexp.MustCompile(`data-read="([^"]*)"`)
+
+// checkReadable opens the page with readScript: every ladder names its
+// player (where the story knows it), every flow's datagram and byte charts
+// have their c2s/s2c legend, the anomaly table has one row per code, and
+// on the rate capture (10 datagrams per second each way) the hovered
+// datagram chart reads 10/s.
+func checkReadable(t *testing.T, bin string, c reportCase, d *Data, page []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), c.name+"-read.html")
+	if err := os.WriteFile(path, bytes.Replace(page, []byte("</body>"), []byte(readScript+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := headless(t, bin, "--window-size=1280,900", "--dump-dom", "file://"+path)
+	m := readRE.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the read script recorded nothing")
+	}
+	got := map[string]string{}
+	for _, kv := range strings.Split(html.UnescapeString(m[1]), ";") {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	t.Logf("read: %s", html.UnescapeString(m[1]))
+	var lives []string
+	if got["lives"] != "" {
+		lives = strings.Split(got["lives"], "|")
+	}
+	if len(lives) != len(d.Ladders) {
+		t.Errorf("%d ladders with a lifeline label, want %d", len(lives), len(d.Ladders))
+	}
+	for i, l := range d.Ladders {
+		if i < len(lives) && l.Player != "" && lives[i] != l.Player {
+			t.Errorf("ladder %s names %q, want the player %q", l.ID, lives[i], l.Player)
+		}
+	}
+	if want := strconv.Itoa(4 * len(d.Flows)); got["legends"] != want {
+		t.Errorf("%s legend entries on the charts, want %s (c2s and s2c on two charts per flow)", got["legends"], want)
+	}
+	if want := strconv.Itoa(len(d.AnomalyCodes)); got["acodes"] != want+"/"+want {
+		t.Errorf("anomaly table: %s codes/rows, want %s rows of distinct codes", got["acodes"], want)
+	}
+	if c.name == "rate" && got["tip"] != "c2s 10/s, s2c 10/s" {
+		t.Errorf("hovering the middle of the datagram chart: %q, want c2s 10/s, s2c 10/s", got["tip"])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bcdump/bcdump/checksum"
@@ -57,10 +58,12 @@ type Builder struct {
 	errLadders     int
 	laddersOmitted int
 	pending        map[msgKey][]msgRef // ladder messages not yet ACKed
+	ackedInLadder  map[msgKey]int      // ladder messages ACKed, by the ACK's frame: their later resends were ACKed too
 
 	rows        []AnomalyRow
 	rowsOmitted int
 	counts      [4]int // by severity
+	byCode      map[anomaly.Code]int
 
 	checks   []*ChecksumPlayer
 	resolver *checksum.Resolver
@@ -210,6 +213,10 @@ func (b *Builder) row(a anomaly.Anomaly, frame int, t float64, flow, ladder stri
 	if int(sev) < len(b.counts) {
 		b.counts[sev]++
 	}
+	if b.byCode == nil {
+		b.byCode = make(map[anomaly.Code]int)
+	}
+	b.byCode[a.Code]++
 	if len(b.rows) >= MaxAnomalyRows {
 		b.rowsOmitted++
 		return
@@ -378,6 +385,10 @@ func (b *Builder) acked(fs *flowState, frame0, msg0, by int) {
 			b.ladders[r.ladder].Datagrams[r.dg].Msgs[r.msg].AckedBy = by
 		}
 		delete(b.pending, k)
+		if b.ackedInLadder == nil {
+			b.ackedInLadder = make(map[msgKey]int)
+		}
+		b.ackedInLadder[k] = by
 	}
 	for i := range fs.ring {
 		s := &fs.ring[i]
@@ -415,7 +426,11 @@ func (b *Builder) addDg(li int, s *snap) {
 			} else {
 				k0 := key0(s.frame, j, sm)
 				k := msgKey{b.epoch, k0[0], k0[1]}
-				b.pending[k] = append(b.pending[k], msgRef{li, len(l.Datagrams), len(dg.Msgs)})
+				if by, ok := b.ackedInLadder[k]; ok {
+					lm.AckedBy = by // a resend of a message already ACKed
+				} else {
+					b.pending[k] = append(b.pending[k], msgRef{li, len(l.Datagrams), len(dg.Msgs)})
+				}
 			}
 		}
 		dg.Msgs = append(dg.Msgs, lm)
@@ -495,6 +510,8 @@ func (b *Builder) Data() *Data {
 		for _, p := range s.Players {
 			if p.Name != "" {
 				names[p.Address] = p.Name
+			} else if p.PeerID != nil {
+				names[p.Address] = "peer " + itoa(*p.PeerID)
 			}
 		}
 	}
@@ -518,7 +535,11 @@ func (b *Builder) Data() *Data {
 	clear(b.pending)
 	d.Ladders = make([]Ladder, 0, len(b.ladders))
 	frames := make(map[int]string)
+	folded := b.foldLadders(names)
 	for _, l := range b.ladders {
+		if _, gone := folded[l.ID]; gone {
+			continue
+		}
 		d.Ladders = append(d.Ladders, *l)
 		for _, dg := range l.Datagrams {
 			if _, ok := frames[dg.Frame]; !ok || l.Kind == "error" {
@@ -537,11 +558,25 @@ func (b *Builder) Data() *Data {
 	if d.Anomalies == nil {
 		d.Anomalies = []AnomalyRow{}
 	}
+	for i := range d.Anomalies {
+		r := &d.Anomalies[i]
+		if to, ok := folded[r.Ladder]; ok {
+			r.Ladder = to
+		}
+		if b.epoch == 0 && r.Ladder == "" && r.Frame > 0 {
+			r.Ladder = frames[r.Frame]
+		}
+	}
+	for i := range d.Flows {
+		if to, ok := folded[d.Flows[i].Handshake]; ok {
+			d.Flows[i].Handshake = to
+		}
+	}
+	d.AnomalyCodes = anomalyCodes(d.Anomalies, b.byCode)
 	if b.epoch == 0 {
-		for i := range d.Anomalies {
-			if r := &d.Anomalies[i]; r.Ladder == "" && r.Frame > 0 {
-				r.Ladder = frames[r.Frame]
-			}
+		d.frameLadder = make(map[int]string, len(frames))
+		for fr, id := range frames {
+			d.frameLadder[fr] = id + "-f" + itoa(fr)
 		}
 	}
 	d.AnomalyCounts = map[string]int{}
@@ -549,4 +584,85 @@ func (b *Builder) Data() *Data {
 		d.AnomalyCounts[sev.String()] = b.counts[sev]
 	}
 	return d
+}
+
+// foldLadders names each ladder's player and folds ladders of the same
+// arrows (directions, labels, findings; frames and times aside) into the
+// first of them, which counts them (Repeats) and names them (Same): 27
+// checksum ladders of the same bots are one. It returns the ids folded
+// away and the id each went into.
+func (b *Builder) foldLadders(names map[string]string) map[string]string {
+	folded := make(map[string]string)
+	first := make(map[string]*Ladder)
+	client := make(map[string]string) // flow id -> client address
+	for _, fs := range b.order {
+		client[fs.f.ID] = fs.f.Client
+	}
+	var sig strings.Builder
+	for _, l := range b.ladders {
+		addr := client[l.Flow]
+		l.Player = names[addr]
+		who := addr
+		if l.Player != "" {
+			who = l.Player + " (" + addr + ")"
+		}
+		switch l.Kind {
+		case "handshake":
+			l.Title = "Join handshake of " + who
+		case "error":
+			l.Title = l.Code + " at frame " + itoa(l.Frame) + " (" + who + ")"
+		}
+		sig.Reset()
+		sig.WriteString(l.Kind + "\x00" + l.Code)
+		for _, dg := range l.Datagrams {
+			sig.WriteString("\x00" + dg.Dir)
+			for _, m := range dg.Msgs {
+				sig.WriteString("\x01" + m.Label)
+				if m.Lost {
+					sig.WriteString(" lost")
+				}
+			}
+			for _, a := range dg.Anomalies {
+				sig.WriteString("\x02" + a)
+			}
+		}
+		k := sig.String()
+		if f := first[k]; f != nil {
+			f.Repeats++
+			f.Same = append(f.Same, l.Title)
+			folded[l.ID] = f.ID
+			continue
+		}
+		first[k] = l
+		l.Repeats = 1
+	}
+	for _, l := range b.ladders {
+		if l.Repeats == 1 {
+			l.Repeats = 0
+		}
+	}
+	return folded
+}
+
+// anomalyCodes is the anomaly table: one row per code, by severity (errors
+// first), then count.
+func anomalyCodes(rows []AnomalyRow, counts map[anomaly.Code]int) []AnomalyCode {
+	out := make([]AnomalyCode, 0, len(counts))
+	at := make(map[string]int, len(counts))
+	for c, n := range counts {
+		at[c.String()] = len(out)
+		out = append(out, AnomalyCode{Code: c.String(), Severity: c.Severity().String(), Count: n, First: -1})
+	}
+	for i := range rows {
+		ac := &out[at[rows[i].Code]]
+		ac.Listed++
+		if ac.First < 0 {
+			ac.First = i
+		}
+	}
+	sevRank := map[string]int{"error": 0, "warn": 1, "note": 2}
+	slices.SortFunc(out, func(x, y AnomalyCode) int {
+		return cmp.Or(cmp.Compare(sevRank[x.Severity], sevRank[y.Severity]), cmp.Compare(y.Count, x.Count), cmp.Compare(x.Code, y.Code))
+	})
+	return out
 }

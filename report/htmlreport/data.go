@@ -36,8 +36,11 @@ type Data struct {
 	Checksums []ChecksumPlayer `json:"checksums"` // with a manifest only
 
 	Anomalies        []AnomalyRow   `json:"anomalies"`
+	AnomalyCodes     []AnomalyCode  `json:"anomaly_codes"` // one per code, the table's rows
 	AnomaliesOmitted int            `json:"anomalies_omitted"`
 	AnomalyCounts    map[string]int `json:"anomaly_counts"` // by severity, all of them
+
+	frameLadder map[int]string // frame -> the id of its arrow in a ladder
 }
 
 // Flow is one client↔server flow and its series.
@@ -61,7 +64,8 @@ type Flow struct {
 
 // Series are a flow's binned time series, column-wise, from the flow's
 // first bin on: element i is bin Start+i, which covers
-// [(Start+i)*Width, (Start+i+1)*Width) seconds. Rates are per second over the bin; RTT
+// [(Start+i)*Width, (Start+i+1)*Width) seconds. Rates are per second over
+// the second around the bin (rateWindow, or one bin when wider); RTT
 // minimum and maximum are in milliseconds (-1: no ACK matched in the bin).
 type Series struct {
 	Width   float64   `json:"width"`
@@ -85,10 +89,16 @@ type Mark struct {
 
 // Ladder is a sequence diagram: one arrow per datagram of one flow.
 type Ladder struct {
-	ID        string      `json:"id"`
-	Kind      string      `json:"kind"` // handshake, error
-	Flow      string      `json:"flow"`
-	Title     string      `json:"title"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"` // handshake, error
+	Flow   string `json:"flow"`
+	Title  string `json:"title"`
+	Player string `json:"player,omitempty"` // the client's player, when the story knows it
+	// Repeats counts the ladders of the same arrows (labels, directions,
+	// findings; frames and times aside) folded into this one, itself
+	// included; Same are their titles.
+	Repeats   int         `json:"repeats,omitempty"`
+	Same      []string    `json:"same,omitempty"`
 	Code      string      `json:"code,omitempty"`  // the error (kind error)
 	Frame     int         `json:"frame,omitempty"` // its frame
 	Datagrams []LadderDg  `json:"datagrams"`
@@ -160,6 +170,16 @@ type ChecksumFile struct {
 	Hash    string `json:"hash,omitempty"`
 	Want    string `json:"want,omitempty"`
 	Verdict string `json:"verdict"`
+}
+
+// AnomalyCode is one row of the anomaly table: a code, how many times it
+// was found (all of them, listed or not) and its first occurrence.
+type AnomalyCode struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Count    int    `json:"count"`
+	Listed   int    `json:"listed"` // of them in anomalies
+	First    int    `json:"first"`  // index in anomalies of the first; -1 none listed
 }
 
 // AnomalyRow is one anomaly of the table.

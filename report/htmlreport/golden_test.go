@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect"
@@ -47,6 +49,31 @@ var cases = []reportCase{
 		}
 		return b.Bytes()
 	}, true, true},
+	fileCase("unacked-fragment", "unacked-fragment.pcap", false, true),
+	{"rate", func(t testing.TB) []byte {
+		var b bytes.Buffer
+		if err := dissecttest.WriteMerged(&b, rateSession()); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}, false, false},
+}
+
+// rateSession is a flow of known rate: for 5 s the client sends an ACK
+// every 100 ms and the host one 50 ms after each: 10 datagrams per second
+// each way.
+func rateSession() *dissecttest.Session {
+	s := dissecttest.New(netip.MustParseAddrPort("192.168.5.20:50500"), netip.MustParseAddrPort("192.168.5.1:22101"),
+		time.Date(2026, 1, 7, 12, 0, 0, 0, time.UTC))
+	for i := range 50 {
+		dt := 50 * time.Millisecond
+		if i == 0 {
+			dt = 0
+		}
+		s.AddHex(dt, true, "02 01 01 00 00 00")
+		s.AddHex(50*time.Millisecond, false, "01 01 01 00 00 00")
+	}
+	return s
 }
 
 func readFile(t testing.TB, path string) []byte {

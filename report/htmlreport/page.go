@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bcdump/bcdump/report/story"
 )
@@ -33,16 +35,49 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 		"derefInt":   derefInt,
 		"ms":         func(v float64) string { return fmt.Sprintf("%.1f", v) },
 		"pct":        func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) },
-		"secs":       fmtT,
+		"secs":       fmtSecs,
 		"flowAnoms":  flowAnoms,
 		"flowOf":     flowOf,
 		"durationOf": durationOf,
-		"boolStr":    boolStr,
-		"players":    headRows[story.PlayerDoc],
-		"lines":      headRows[story.LineDoc],
-		"anomalies":  headRows[AnomalyRow],
-		"more":       moreRows,
-		"ladderPx":   func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
+		"relSpan":    relSpan,
+		"relOf": func(d *Data, s string) string {
+			t0, err0 := time.Parse(time.RFC3339Nano, d.First)
+			t, err1 := time.Parse(time.RFC3339Nano, s)
+			if err0 != nil || err1 != nil {
+				return s
+			}
+			return "at " + fmtSecs(t.Sub(t0).Seconds())
+		},
+		"boolStr":   boolStr,
+		"players":   headRows[story.PlayerDoc],
+		"lines":     headRows[story.LineDoc],
+		"anomalies": headRows[AnomalyRow],
+		"more":      moreRows,
+		"ladderPx":  func(l *Ladder) int { return ladTop + ladRow*len(l.Datagrams) + 10 + 30 },
+		"relT":      relT,
+		"verdictClass": func(v string) string {
+			switch v {
+			case story.VerdictEntered:
+				return "vd-entered"
+			case story.VerdictNeverEntered:
+				return "vd-never"
+			}
+			return "vd-unknown"
+		},
+		"verdictWord": func(v story.VerdictDoc) string {
+			if v.Verdict == story.VerdictNeverEntered {
+				return v.Verdict + ": " + v.Cause
+			}
+			return v.Verdict
+		},
+		"frameRef": func(d *Data, frame int) string { return d.frameLadder[frame] },
+		"join":     strings.Join,
+		"firstRow": func(d *Data, c AnomalyCode) *AnomalyRow {
+			if c.First < 0 || c.First >= len(d.Anomalies) {
+				return nil
+			}
+			return &d.Anomalies[c.First]
+		},
 	}).Parse(pageTmpl))
 })
 
@@ -70,9 +105,10 @@ func moreRows(n int) int { return max(n-pageRows, 0) }
 
 type pageView struct {
 	*Data
-	CSS  template.CSS
-	JS   template.JS
-	JSON template.JS
+	MaxRows int
+	CSS     template.CSS
+	JS      template.JS
+	JSON    template.JS
 }
 
 // Render writes the page of d to w.
@@ -82,7 +118,7 @@ func Render(w io.Writer, d *Data) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := pageTemplate().Execute(&buf, pageView{Data: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), JSON: template.JS(blob)}); err != nil {
+	if err := pageTemplate().Execute(&buf, pageView{Data: d, MaxRows: MaxAnomalyRows, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), JSON: template.JS(blob)}); err != nil {
 		return err
 	}
 	_, err = w.Write(buf.Bytes())
@@ -95,12 +131,39 @@ func chartsOf(f *Flow, dur float64) []template.HTML {
 	w, start := s.Width, s.Start
 	rtt := make([]float64, len(s.RTTMax))
 	copy(rtt, s.RTTMax)
-	return []template.HTML{
-		chart(f.ID+"-rtt", "RTT of matched ACKs, min–max per column", "ms", dur, w, start, []line{{"rtt", rtt}}, &[2][]float64{s.RTTMin, s.RTTMax}),
-		chart(f.ID+"-dg", "datagrams/s  client→server, server→client", "1/s", dur, w, start, []line{{"c2s", s.DgC2S}, {"s2c", s.DgS2C}}, nil),
-		chart(f.ID+"-bytes", "bytes/s  client→server, server→client", "B/s", dur, w, start, []line{{"c2s", s.BC2S}, {"s2c", s.BS2C}}, nil),
-		chart(f.ID+"-re", "retransmissions/s", "1/s", dur, w, start, []line{{"re", s.Retrans}}, nil),
+	who := f.Client
+	if f.Name != "" {
+		who = f.Name
 	}
+	return []template.HTML{
+		chart(f.ID+"-rtt", who+": RTT of matched ACKs, min–max per column", "ms", dur, w, start, []line{{"rtt", rtt}}, &[2][]float64{s.RTTMin, s.RTTMax}),
+		chart(f.ID+"-dg", who+": datagrams per second", "1/s", dur, w, start, []line{{"c2s", s.DgC2S}, {"s2c", s.DgS2C}}, nil),
+		chart(f.ID+"-bytes", who+": bytes per second", "B/s", dur, w, start, []line{{"c2s", s.BC2S}, {"s2c", s.BS2C}}, nil),
+		chart(f.ID+"-re", who+": retransmissions per second", "1/s", dur, w, start, []line{{"re", s.Retrans}}, nil),
+	}
+}
+
+// relT is seconds since the first datagram, "–" for none.
+func relT(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmtSecs(*v)
+}
+
+// fmtSecs is a table's time: seconds since the first datagram, as the
+// text of bcdump session writes them ("0.205 s").
+func fmtSecs(t float64) string { return strconv.FormatFloat(t, 'f', 3, 64) + " s" }
+
+// relSpan is when a server was seen, in seconds since the first datagram.
+func relSpan(d *Data, s story.ServerDoc) string {
+	t0, err0 := time.Parse(time.RFC3339Nano, d.First)
+	a, err1 := time.Parse(time.RFC3339Nano, s.FirstSeen)
+	b, err2 := time.Parse(time.RFC3339Nano, s.LastSeen)
+	if err0 != nil || err1 != nil || err2 != nil {
+		return durationOf(s)
+	}
+	return fmtSecs(a.Sub(t0).Seconds()) + " – " + fmtSecs(b.Sub(t0).Seconds()) + " (the capture starts " + d.First + ")"
 }
 
 func derefStr(s *string) string {

@@ -87,15 +87,25 @@ func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 		}
 		showAll("timeline", len(s.Timeline))
 	}
-	for _, a := range d.Anomalies[:rows(len(d.Anomalies))] {
+	// Anomalies: one row per code, whose expansion lists every occurrence.
+	seen := map[string]bool{}
+	for _, a := range d.Anomalies {
 		if !codes[a.Code] {
 			t.Errorf("anomaly code %s not in the table", a.Code)
 		}
+		seen[a.Code] = true
 	}
-	if n, want := strings.Count(dom, `<tr class="anomaly`), rows(len(d.Anomalies)); n != want {
-		t.Errorf("%d anomaly rows, want %d", n, want)
+	if n, want := strings.Count(dom, `<tr class="acode`), len(d.AnomalyCodes); n != want || len(seen) > want {
+		t.Errorf("%d anomaly code rows, want %d (%d codes listed)", n, want, len(seen))
 	}
-	showAll("anomalies", len(d.Anomalies))
+	for _, c := range d.AnomalyCodes {
+		if n := strings.Count(dom, `<tr class="acode sev-`+c.Severity+`" data-code="`+c.Code+`"`); n != 1 {
+			t.Errorf("code %s: %d rows, want 1", c.Code, n)
+		}
+	}
+	if n := strings.Count(dom, `<tr class="anomaly`); n != 0 && n != len(d.Anomalies) {
+		t.Errorf("%d anomaly rows opened, want none or all %d", n, len(d.Anomalies))
+	}
 	for _, c := range d.Checksums {
 		for _, r := range c.Rounds {
 			for _, dir := range r.Dirs {
@@ -119,7 +129,8 @@ func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 	drawn := regexp.MustCompile(`<path class="(c2s|s2c|rtt|band|re)" d="M[^"]+"`)
 	idRE := regexp.MustCompile(`^[^>]*id="(f\d+)-(\w+)"`)
 	for _, ch := range charts {
-		ch = ch[:strings.Index(ch, "</svg></svg>")]
+		inner := strings.Index(ch, "</svg>") + len("</svg>") // the plot's, then the chart's
+		ch = ch[:inner+strings.Index(ch[inner:], "</svg>")]
 		m := idRE.FindStringSubmatch(ch)
 		if m == nil {
 			t.Errorf("chart without an id: %.80s", ch)

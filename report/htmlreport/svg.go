@@ -13,11 +13,11 @@ import (
 // zooms every chart at once by narrowing that viewBox.
 const (
 	chartW = 1000
-	chartH = 150
+	chartH = 140
 	plotX  = 64
-	plotY  = 8
+	plotY  = 22 // under the title row
 	plotW  = 920
-	plotH  = 112
+	plotH  = 98
 	marksH = 26
 )
 
@@ -71,8 +71,9 @@ func chart(id, title, unit string, dur, width float64, start int, lines []line, 
 	}
 	xs := plotW / dur
 	sb.WriteString(`<svg class="chart" id="` + id + `" viewBox="0 0 ` + itoa(chartW) + ` ` + itoa(chartH) + `" data-dur="` + strconv.FormatFloat(dur, 'g', -1, 64) + `" role="img" aria-label="` + esc(title) + `">`)
-	sb.WriteString(`<text class="ct" x="` + itoa(plotX) + `" y="` + itoa(chartH-4) + `">` + esc(title) + ` (` + esc(unit) + `)</text>`)
-	// y axis
+	sb.WriteString(`<text class="ct" x="` + itoa(plotX) + `" y="14">` + esc(title) + ` (` + esc(unit) + `)</text>`)
+	legend(&sb, lines)
+	// y axis (chartH leaves room for the time labels under the plot)
 	sb.WriteString(`<text class="yl" x="` + itoa(plotX-4) + `" y="` + itoa(plotY+8) + `">` + fmtY(ymax) + `</text>`)
 	sb.WriteString(`<text class="yl" x="` + itoa(plotX-4) + `" y="` + itoa(plotY+plotH) + `">0</text>`)
 	timeLabels(&sb, plotY+plotH+14, dur)
@@ -116,8 +117,54 @@ func chart(id, title, unit string, dur, width float64, start int, lines []line, 
 	}
 	sb.WriteString(`<line class="cursor" x1="-10" x2="-10" y1="0" y2="` + itoa(plotH) + `"/>`)
 	sb.WriteString(`<rect class="sel" x="0" y="0" width="0" height="` + itoa(plotH) + `"/>`)
-	sb.WriteString(`</svg></svg>`)
+	sb.WriteString(`</svg>`)
+	if empty := ymaxRaw(lines, band) <= 0; empty {
+		// An empty panel says so rather than look unfinished.
+		what := "none"
+		if band != nil {
+			what = "none (no ACK matched)"
+		}
+		sb.WriteString(`<text class="none" x="` + itoa(plotX+plotW/2) + `" y="` + itoa(plotY+plotH/2+5) + `">` + what + `</text>`)
+	}
+	sb.WriteString(`</svg>`)
 	return template.HTML(sb.String())
+}
+
+// ymaxRaw is the largest value a chart draws (0 when there is nothing).
+func ymaxRaw(lines []line, band *[2][]float64) float64 {
+	m := 0.0
+	for _, l := range lines {
+		for _, v := range l.v {
+			m = max(m, v)
+		}
+	}
+	if band != nil {
+		for _, v := range band[1] {
+			m = max(m, v)
+		}
+	}
+	return m
+}
+
+// legend names the colours of a chart's c2s and s2c lines, at the right
+// of its title row.
+func legend(sb *strings.Builder, lines []line) {
+	x := plotX + plotW
+	for i := len(lines) - 1; i >= 0; i-- {
+		var text string
+		switch lines[i].class {
+		case "c2s":
+			text = "c2s client→server"
+		case "s2c":
+			text = "s2c server→client"
+		default:
+			continue
+		}
+		w := 7 * len([]rune(text))
+		sb.WriteString(`<g class="legend"><line class="` + lines[i].class + `" x1="` + itoa(x-w-26) + `" x2="` + itoa(x-w-6) + `" y1="10" y2="10"/>`)
+		sb.WriteString(`<text x="` + itoa(x) + `" y="14">` + esc(text) + `</text></g>`)
+		x -= w + 40
+	}
 }
 
 // timeLabels writes the time axis labels; the script rewrites them on zoom
@@ -125,11 +172,13 @@ func chart(id, title, unit string, dur, width float64, start int, lines []line, 
 func timeLabels(sb *strings.Builder, y int, dur float64) {
 	for i := 0; i <= 5; i++ {
 		f := float64(i) / 5
-		anchor := ""
+		// The last label ends at the plot's edge (a class: CSS would
+		// override a text-anchor attribute).
+		cls := "tl"
 		if i == 5 {
-			anchor = ` text-anchor="end"`
+			cls = "tl end"
 		}
-		sb.WriteString(`<text class="tl"` + anchor + ` data-f="` + fnum(f) + `" x="` + fnum(plotX+f*plotW) + `" y="` + itoa(y) + `">` + fmtT(f*dur) + `</text>`)
+		sb.WriteString(`<text class="` + cls + `" data-f="` + fnum(f) + `" x="` + fnum(plotX+f*plotW) + `" y="` + itoa(y) + `">` + fmtT(f*dur) + `</text>`)
 	}
 }
 
@@ -173,7 +222,13 @@ func ladderSVG(l *Ladder) template.HTML {
 	var sb strings.Builder
 	h := ladTop + ladRow*len(l.Datagrams) + 10
 	sb.WriteString(`<svg class="ladder" id="svg-` + l.ID + `" data-arrows="` + itoa(len(l.Datagrams)) + `" viewBox="0 0 ` + itoa(ladW) + ` ` + itoa(h) + `">`)
-	sb.WriteString(`<text class="life" x="` + itoa(ladClient) + `" y="14">client</text><text class="life" x="` + itoa(ladServer) + `" y="14">server</text>`)
+	client := "client"
+	if l.Player != "" {
+		client = l.Player
+	}
+	sb.WriteString(`<text class="life" x="` + itoa(ladClient) + `" y="14">` + esc(client) + `</text><text class="life" x="` + itoa(ladServer) + `" y="14">server</text>`)
+	sb.WriteString(`<g class="legend"><line class="key c2s" x1="900" x2="940" y1="10" y2="10" marker-end="url(#ah)"/><text x="948" y="14">c2s client→server</text>`)
+	sb.WriteString(`<line class="key s2c" x1="940" x2="900" y1="26" y2="26" marker-end="url(#ah)"/><text x="948" y="30">s2c server→client</text></g>`)
 	sb.WriteString(`<path class="lifeline" d="M` + itoa(ladClient) + ` 20V` + itoa(h) + `M` + itoa(ladServer) + ` 20V` + itoa(h) + `"/>`)
 	focus := map[int]bool{}
 	for _, e := range l.Errors {

@@ -11,7 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bcdump/bcdump/dissect/game"
+
 	"github.com/bcdump/bcdump/report/internal/jsonerr"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // Kind groups compared metrics that share a tolerance.
@@ -389,20 +392,40 @@ func (r *Result) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteText writes one line per difference and a summary.
 func (r *Result) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "--- %s\n+++ %s\ntolerances: %s\n", r.Old, r.New, r.Tolerances)
+	fmt.Fprintf(w, "--- %s\n+++ %s\ntolerances: %s\n", quote.Name(r.Old), quote.Name(r.New), r.Tolerances)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, d := range r.Differences {
 		change := "n/a"
 		if d.Change != nil {
 			change = fmt.Sprintf("%+.1f%%", *d.Change*100)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\t(tolerance %s %s)\n", d.Status, d.Metric, num(d.Old), num(d.New), change, d.Kind, d.Tolerance)
+		fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\t(tolerance %s %s)\n", d.Status, metricLabel(d.Metric), num(d.Old), num(d.New), change, d.Kind, d.Tolerance)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within)
 	return err
+}
+
+// metricLabel is a metric key for people: an opcode is named beside its
+// number (c2s.opcode.ChecksumResp(0x21).size_p50); the JSON and --ignore
+// keep the bare key.
+func metricLabel(key string) string {
+	i := strings.Index(key, ".opcode.0x")
+	if i < 0 || len(key) < i+12 {
+		return key
+	}
+	hex := key[i+8 : i+12]
+	code, err := strconv.ParseUint(hex[2:], 16, 8)
+	if err != nil {
+		return key
+	}
+	name := game.Lookup(uint8(code)).Name
+	if name == "" {
+		return key
+	}
+	return key[:i+8] + name + "(" + hex + ")" + key[i+12:]
 }
 
 func num(v *float64) string {

@@ -86,7 +86,7 @@ func TestCompareValues(t *testing.T) {
 	if err := r.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "s2c.opcode.0x1C.rate_per_s") || !strings.Contains(buf.String(), "40 -> 28") ||
+	if !strings.Contains(buf.String(), "s2c.opcode.StateUpdate(0x1C).rate_per_s") || !strings.Contains(buf.String(), "40 -> 28") ||
 		!strings.Contains(buf.String(), "-30.0%") {
 		t.Errorf("text:\n%s", buf.String())
 	}

@@ -8,25 +8,54 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/stats"
 )
 
 // WriteJSON writes d as one indented JSON document.
 func (d *Doc) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
 
-// WriteTable writes d as text tables that fit 100 columns.
-func (d *Doc) WriteTable(w io.Writer) error {
+// TableOptions change how WriteTableOpts writes the tables.
+type TableOptions struct {
+	// Time is how the capture's and the flows' first and last times read
+	// (-t): seconds since the capture's first datagram by default.
+	Time  render.TimeFormat
+	Color bool // bold headings
+}
+
+// WriteTable writes d as text tables that fit 100 columns, with times
+// since the capture's first datagram.
+func (d *Doc) WriteTable(w io.Writer) error { return d.WriteTableOpts(w, TableOptions{}) }
+
+// WriteTableOpts is WriteTable with options.
+func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	bold := func(s string) string { return s }
+	if o.Color {
+		bold = func(s string) string { return "\x1b[1m" + s + "\x1b[0m" }
+	}
+	names := make([]string, len(d.Sources))
+	for i, src := range d.Sources {
+		names[i] = quote.Name(src)
+	}
+	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(names, ", "))
+	var t0 time.Time
 	if d.First != nil {
-		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", *d.First, *d.Last, fmtMs(d.DurationMs))
+		t0, _ = time.Parse(time.RFC3339Nano, *d.First)
+		start := ""
+		if o.Time != render.TimeAbs && o.Time != render.TimeEpoch {
+			start = "; the capture starts " + *d.First
+		}
+		fmt.Fprintf(bw, "Time:     %s .. %s (%s%s)\n", when(*d.First, t0, o.Time), when(*d.Last, t0, o.Time), fmtMs(d.DurationMs), start)
 	}
 	fmt.Fprintf(bw, "Flows:    %d, in game %s in all (rates are per second of it)\n", d.Flows, fmtMs(d.InGameMs))
-	if err := writeBody(bw, "", d.InGameMs, &d.C2S, &d.S2C, d.Pairs); err != nil {
+	if err := writeBody(bw, "", bold, d.InGameMs, &d.C2S, &d.S2C, d.Pairs); err != nil {
 		return err
 	}
 	for i := range d.PerFlow {
@@ -34,14 +63,30 @@ func (d *Doc) WriteTable(w io.Writer) error {
 		if f.Other {
 			fmt.Fprintf(bw, "\n== Other flows (%d beyond the limit, summed)\n", f.FlowsIn)
 		} else {
-			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, f.Source)
+			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, quote.Name(f.Source))
 		}
-		fmt.Fprintf(bw, "   %s .. %s (%s), in game %s\n", f.First, f.Last, fmtMs(f.DurationMs), fmtMs(f.InGameMs))
-		if err := writeBody(bw, "   ", f.InGameMs, &f.C2S, &f.S2C, f.Pairs); err != nil {
+		fmt.Fprintf(bw, "   %s .. %s (%s), in game %s\n", when(f.First, t0, o.Time), when(f.Last, t0, o.Time), fmtMs(f.DurationMs), fmtMs(f.InGameMs))
+		if err := writeBody(bw, "   ", bold, f.InGameMs, &f.C2S, &f.S2C, f.Pairs); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
+}
+
+// when is a time of the document (RFC 3339) as -t asks: seconds since t0
+// (rel, delta), the date and time of day in UTC (abs), or epoch seconds.
+func when(s string, t0 time.Time, f render.TimeFormat) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t0.IsZero() {
+		return s
+	}
+	switch f {
+	case render.TimeAbs:
+		return t.UTC().Format("2006-01-02 15:04:05.000000")
+	case render.TimeEpoch:
+		return strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', 6, 64)
+	}
+	return strconv.FormatFloat(t.Sub(t0).Seconds(), 'f', 3, 64) + " s"
 }
 
 // tbl collects rows and keeps the first error for render.
@@ -83,12 +128,12 @@ func rights(n int) []tw.Align {
 	return a
 }
 
-func writeBody(w io.Writer, indent string, inGameMs float64, c, s *DirDoc, pairs []PairDoc) error {
+func writeBody(w io.Writer, indent string, bold func(string) string, inGameMs float64, c, s *DirDoc, pairs []PairDoc) error {
 	for _, dd := range []struct {
 		name string
 		d    *DirDoc
 	}{{"c2s", c}, {"s2c", s}} {
-		fmt.Fprintf(w, "\n%sOpcodes %s (rate: in-game messages per second)\n", indent, dd.name)
+		fmt.Fprintf(w, "\n%s%s (rate: in-game messages per second)\n", indent, bold("Opcodes "+dd.name))
 		t := newTbl(w, append(left(2), rights(7)...), "opcode", "name", "count", "rate/s", "bytes", "size p50", "size max", "reliable", "dups")
 		for _, o := range dd.d.Opcodes {
 			t.row(o.Hex, o.Name, u(o.Count), f3(o.RatePerS), u(o.Bytes), u(o.SizeP50), u(o.SizeMax), pct(o.ReliableShare), u(o.Duplicates))
@@ -101,7 +146,7 @@ func writeBody(w io.Writer, indent string, inGameMs float64, c, s *DirDoc, pairs
 		}
 	}
 
-	fmt.Fprintf(w, "\n%sTransport behaviour\n", indent)
+	fmt.Fprintf(w, "\n%s%s\n", indent, bold("Transport behaviour"))
 	t := newTbl(w, append(left(1), rights(2)...), "metric", "c2s", "s2c")
 	both := func(label string, f func(d *DirDoc) string) { t.row(label, f(c), f(s)) }
 	both("datagrams", func(d *DirDoc) string { return u(d.Datagrams) })
@@ -133,7 +178,7 @@ func writeBody(w io.Writer, indent string, inGameMs float64, c, s *DirDoc, pairs
 		return err
 	}
 
-	fmt.Fprintf(w, "\n%sMessages per datagram\n", indent)
+	fmt.Fprintf(w, "\n%s%s\n", indent, bold("Messages per datagram"))
 	t = newTbl(w, append(left(1), rights(2)...), "messages", "c2s", "s2c")
 	for _, r := range mergeBuckets(c.Shape.Distribution, s.Shape.Distribution) {
 		t.row(r[0], r[1], r[2])
@@ -142,7 +187,7 @@ func writeBody(w io.Writer, indent string, inGameMs float64, c, s *DirDoc, pairs
 		return err
 	}
 
-	fmt.Fprintf(w, "\n%sStateUpdate flags (share of updates)\n", indent)
+	fmt.Fprintf(w, "\n%s%s\n", indent, bold("StateUpdate flags (share of updates)"))
 	t = newTbl(w, append(left(1), rights(2)...), "flags", "c2s", "s2c")
 	for _, r := range mergeFlags(c.StateUpdates.FlagBits, s.StateUpdates.FlagBits, "bit ") {
 		t.row(r[0], r[1], r[2])
@@ -154,7 +199,7 @@ func writeBody(w io.Writer, indent string, inGameMs float64, c, s *DirDoc, pairs
 		return err
 	}
 
-	fmt.Fprintf(w, "\n%sRequest/response latency\n", indent)
+	fmt.Fprintf(w, "\n%s%s\n", indent, bold("Request/response latency"))
 	t = newTbl(w, append(left(1), rights(6)...), "pair", "requests", "answered", "unanswered", "extra", "p50", "max")
 	for _, p := range pairs {
 		t.row(p.Pair, u(p.Requests), u(p.Answered), u(p.Unanswered), u(p.Extra), optMs(p.P50Ms), optMs(p.MaxMs))
@@ -234,6 +279,8 @@ func optMs(v *float64) string {
 	return fmtMs(*v)
 }
 
+// fmtMs writes a duration as bcdump stats does (Go's form, to the
+// microsecond: 25ms, 2.223912s), so the two read alike.
 func fmtMs(v float64) string {
-	return strconv.FormatFloat(v, 'f', -1, 64) + "ms"
+	return time.Duration(v * float64(time.Millisecond)).Round(time.Microsecond).String()
 }

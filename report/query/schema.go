@@ -1,6 +1,6 @@
 package query
 
-//go:generate go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go -game ../../dissect/game -dissect ../../dissect
+//go:generate go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go
 
 import (
 	"sort"
@@ -16,9 +16,9 @@ import (
 // meaning. It is what display filters are checked against and what
 // `bcdump fields` lists. The record keys come from report/jsonkeys; the
 // game fields (messages.fields.<key>) from gamefields_gen.go, generated
-// from the decoders' source. Tests keep them and the writer in step:
-// every key the writer's source appends, and every path and type any
-// test capture or golden file shows, must be here.
+// from the layout table (dissect.Fields). Tests keep them and the writer
+// in step: every key the writer's source appends, and every path and type
+// any test capture or golden file shows, must be here.
 
 // Field is one entry of the schema.
 type Field struct {

@@ -21,9 +21,9 @@ import (
 )
 
 // TestGameFieldsGenerated: gamefields_gen.go is what the generator makes
-// of the decoders now (go generate ./report/query rewrites it).
+// of the layouts now (go generate ./report/query rewrites it).
 func TestGameFieldsGenerated(t *testing.T) {
-	want, err := fieldgen.Generate("../../dissect/game", "../../dissect")
+	want, err := fieldgen.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestGameFieldsGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("gamefields_gen.go is stale: the decoders' fields changed; run go generate ./report/query")
+		t.Fatal("gamefields_gen.go is stale: the layouts changed; run go generate ./report/query")
 	}
 }
 

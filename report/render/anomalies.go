@@ -16,7 +16,15 @@ import (
 // where it is reported and its one-line meaning, wrapped so that rows fit
 // 100 columns.
 func WriteAnomaliesTable(w io.Writer, pal Palette, codes []anomaly.Info) error {
-	const width = 100
+	return WriteAnomaliesTableWidth(w, pal, codes, 0)
+}
+
+// WriteAnomaliesTableWidth is WriteAnomaliesTable fitting width columns
+// (0: 100); the meaning wraps under itself, down to 30 columns.
+func WriteAnomaliesTableWidth(w io.Writer, pal Palette, codes []anomaly.Info, width int) error {
+	if width <= 0 {
+		width = 100
+	}
 	cols := []int{len("code"), len("severity"), len("group"), len("where")}
 	for _, in := range codes {
 		cols[0] = max(cols[0], len(in.Name))
@@ -24,20 +32,32 @@ func WriteAnomaliesTable(w io.Writer, pal Palette, codes []anomaly.Info) error {
 		cols[2] = max(cols[2], len(in.Group.String()))
 		cols[3] = max(cols[3], len(in.Scope.String()))
 	}
+	// On a narrow terminal "where", then "group" go, so that the meaning
+	// keeps 30 columns.
+	shown := []bool{true, true, true, true}
 	indent := 0
 	for _, c := range cols {
 		indent += c + 2
 	}
+	for _, i := range []int{3, 2} {
+		if indent+30 > width {
+			shown[i] = false
+			indent -= cols[i] + 2
+		}
+	}
 	bw := bufio.NewWriter(w)
 	row := func(paint string, cells ...string) {
 		for i, c := range cells[:4] {
+			if !shown[i] {
+				continue
+			}
 			pad := strings.Repeat(" ", cols[i]-len(c)+2)
 			if paint != "" && i < 2 {
 				c = pal.PaintSev(c, paint)
 			}
 			bw.WriteString(c + pad)
 		}
-		for i, line := range wrapWords(cells[4], max(width-indent, 30)) {
+		for i, line := range wrapWords(cells[4], max(width-indent, 20)) {
 			if i > 0 {
 				bw.WriteString("\n" + strings.Repeat(" ", indent))
 			}

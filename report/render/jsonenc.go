@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -18,7 +19,8 @@ import (
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string. Bytes that are not valid UTF-8
-// are taken as Latin-1 (BC's 8-bit text is Windows code page text).
+// are taken as Latin-1 (BC's 8-bit text is Windows code page text). Runes
+// package quote does not show as they are are \u escapes.
 func appendString(b []byte, s []byte) []byte {
 	b = append(b, '"')
 	for len(s) > 0 {
@@ -51,8 +53,14 @@ func appendString(b []byte, s []byte) []byte {
 		}
 		r, size := utf8.DecodeRune(s)
 		if r == utf8.RuneError && size == 1 {
-			b = utf8.AppendRune(b, rune(c))
-		} else {
+			r = rune(c)
+		}
+		switch {
+		case !quote.Printable(r): // C1 controls, bidi controls: see package quote
+			b = quote.AppendJSONEscape(b, r)
+		case size == 1:
+			b = utf8.AppendRune(b, r)
+		default:
 			b = append(b, s[:size]...)
 		}
 		s = s[size:]

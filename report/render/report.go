@@ -1,9 +1,8 @@
 package render
 
 import (
-	"strconv"
-
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // Reporter is what a dissect.Session feeds: every decoded datagram in
@@ -35,9 +34,6 @@ func appendFileHeader(b []byte, name string, first bool) []byte {
 		b = append(b, '\n')
 	}
 	b = append(b, "==> "...)
-	if q := strconv.Quote(name); q[1:len(q)-1] != name {
-		name = q // control bytes in a name cannot drive the terminal
-	}
-	b = append(b, name...)
+	b = append(b, quote.Name(name)...)
 	return append(b, " <==\n"...)
 }

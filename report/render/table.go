@@ -3,13 +3,13 @@ package render
 import (
 	"bufio"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fatih/color"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -108,6 +108,7 @@ type Table struct {
 	clock   clock
 	compact *compactState // nil: the full form
 	defs    []byte        // label definitions before the line (compact)
+	acksAt  bool          // ACKs as a count after the other messages (a cut compact line)
 }
 
 // SetTimeFormat sets how the time column is shown (read -t).
@@ -120,10 +121,18 @@ func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
 
 func (t *Table) Datagram(d *dissect.Datagram) error {
 	t.defs = t.defs[:0]
+	clk := t.clock
 	t.buf = t.appendLine(t.buf[:0], d)
 	if t.compact != nil {
 		if _, err := t.w.Write(t.defs); err != nil {
 			return err
+		}
+		if w := t.compact.Width; w > 0 && !fitsRest(t.buf, w) && acksFirst(d) {
+			// The cut would take what the datagram carries: show the
+			// other messages first and the ACKs as a count.
+			t.clock, t.acksAt = clk, true
+			t.buf = t.appendLine(t.buf[:0], d)
+			t.acksAt = false
 		}
 		t.buf = cutLine(t.buf, t.compact.Width)
 	}
@@ -163,22 +172,38 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	} else {
 		b = append(b, " peer="...)
 		b = appendPeer(b, d.Transport.PeerID)
+		shown, acks := 0, 0
 		for i := range d.Transport.Messages {
-			if i > 0 {
-				b = append(b, " | "...)
-			} else {
-				b = append(b, ' ')
-			}
 			c := p.data
 			switch m := &d.Transport.Messages[i]; {
 			case m.Type == transport.TypeACK:
+				if t.acksAt {
+					acks++
+					continue
+				}
 				c = p.ack
 			case m.Type != transport.TypeData:
 				c = p.control
 			}
+			if shown > 0 {
+				b = append(b, " | "...)
+			} else {
+				b = append(b, ' ')
+			}
+			shown++
 			b = p.start(b, c)
 			b = appendMessageBrief(b, d, i)
 			b = p.end(b, c)
+		}
+		if acks > 0 {
+			b = append(b, " | "...)
+			b = p.start(b, p.ack)
+			b = appendInt(b, int64(acks))
+			b = append(b, " ACK"...)
+			if acks > 1 {
+				b = append(b, 's')
+			}
+			b = p.end(b, p.ack)
 		}
 		if d.Transport.HasCut {
 			if len(d.Transport.Messages) > 0 {
@@ -302,30 +327,8 @@ func appendQuoteLimited(b []byte, s []byte, max int) []byte {
 	return appendQuote(b, s)
 }
 
-// appendQuote is strconv.AppendQuote(b, string(s)) without converting s
-// (which allocates beyond 32 bytes) when s is printable ASCII, as names,
-// paths and GameSpy's backslashed keys nearly always are.
-func appendQuote(b []byte, s []byte) []byte {
-	for _, c := range s {
-		if c < 0x20 || c >= 0x7F {
-			return strconv.AppendQuote(b, string(s))
-		}
-	}
-	b = append(b, '"')
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != '"' && s[i] != '\\' {
-			i++
-		}
-		b = append(b, s[:i]...)
-		if i == len(s) {
-			break
-		}
-		b = append(b, '\\', s[i])
-		s = s[i+1:]
-	}
-	return append(b, '"')
-}
+// appendQuote appends s double-quoted with its unprintable runes escaped.
+func appendQuote(b []byte, s []byte) []byte { return quote.Append(b, s) }
 
 func (t *Table) MarkContext(on bool) { t.context = on }
 

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport"
 )
 
 // Compact is the table's form for a terminal (read on a tty, or --width):
@@ -135,4 +136,18 @@ func skipEscape(b []byte, i int) int {
 		j++
 	}
 	return min(j, len(b))
+}
+
+// acksFirst reports whether an ACK comes before a message of another type
+// in d: a cut line would keep the ACK and lose the opcode.
+func acksFirst(d *dissect.Datagram) bool {
+	ack := false
+	for i := range d.Transport.Messages {
+		if d.Transport.Messages[i].Type == transport.TypeACK {
+			ack = true
+		} else if ack {
+			return true
+		}
+	}
+	return false
 }

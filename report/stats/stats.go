@@ -18,6 +18,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
@@ -267,6 +268,13 @@ func short(s string) string {
 	return t.Format(time.RFC3339Nano)
 }
 
+// Counts is the flows and anomalies the summary totals (bcdump live's
+// stop line).
+func (s *Stats) Counts() (flows int, anomalies uint64) {
+	t := s.doc().Totals
+	return t.Flows, t.Anomalies
+}
+
 // doc builds the summary both writers print.
 func (s *Stats) doc() *statsDoc {
 	d := &statsDoc{Sources: slices.Clone(s.sources), Skipped: slices.Clone(s.skipped), Filter: s.filter, Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
@@ -361,7 +369,7 @@ func flowDirOf(f *transport.FlowStats, d transport.Dir) flowDirDoc {
 
 // WriteJSON writes everything as one (indented) JSON document.
 func (s *Stats) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(quote.JSONWriter(w))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s.doc())
@@ -369,15 +377,19 @@ func (s *Stats) WriteJSON(w io.Writer) error {
 
 // WriteTable writes the summary as text tables that fit 100 columns: the
 // totals, one table per flow (metrics by direction, anomalies by code),
-// the opcode counts and the anomaly totals. Player names are quoted so
-// bytes from the wire cannot drive the terminal.
+// the opcode counts and the anomaly totals. Names go through package quote
+// so that bytes from the wire cannot drive the terminal.
 func (s *Stats) WriteTable(w io.Writer, pal render.Palette) error {
 	d := s.doc()
 	bw := bufio.NewWriter(w)
 	p := &pal
 	t := &d.Totals
 
-	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(d.Sources, ", "))
+	names := make([]string, len(d.Sources))
+	for i, src := range d.Sources {
+		names[i] = quote.Name(src)
+	}
+	fmt.Fprintf(bw, "Captures: %s\n", strings.Join(names, ", "))
 	for _, sk := range d.Skipped {
 		what := "Skipped: "
 		if sk.Partly {
@@ -445,9 +457,9 @@ func (s *Stats) WriteTable(w io.Writer, pal render.Palette) error {
 // reused for the table.
 func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) error {
 	if f.Other {
-		fmt.Fprintf(w, "\nOther flows (%s): %d finished flows beyond the tracker's limit, summed\n", f.Source, f.FlowsIn)
+		fmt.Fprintf(w, "\nOther flows (%s): %d finished flows beyond the tracker's limit, summed\n", quote.Name(f.Source), f.FlowsIn)
 	} else {
-		fmt.Fprintf(w, "\nFlow %d (%s)\n", f.Flow, f.Source)
+		fmt.Fprintf(w, "\nFlow %d (%s)\n", f.Flow, quote.Name(f.Source))
 		fmt.Fprintf(w, "  client  %s\n  server  %s\n", f.Client, f.Server)
 		peer := "unknown"
 		if f.PeerID != nil {
@@ -455,7 +467,7 @@ func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) 
 		}
 		player := "unknown"
 		if f.PlayerName != "" {
-			player = strconv.QuoteToGraphic(f.PlayerName)
+			player = quote.String(f.PlayerName)
 		}
 		fmt.Fprintf(w, "  peer    %s, player %s\n", peer, player)
 	}

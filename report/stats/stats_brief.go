@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
+
+	"github.com/bcdump/bcdump/report/fit"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // WriteBrief writes one line per flow, like tshark -z conv,udp: the
@@ -12,18 +14,26 @@ import (
 // each way (c2s/s2c), RTT p50 and p95, retransmissions each way and the
 // flow's anomalies by severity (error/warn/note). Several captures add a
 // source column. "-" marks what is not known.
-func (s *Stats) WriteBrief(w io.Writer) error {
+func (s *Stats) WriteBrief(w io.Writer) error { return s.WriteBriefWidth(w, 0) }
+
+// WriteBriefWidth is WriteBrief fitted to width columns (package fit; 0:
+// no limit): on a narrow terminal the byte counts, retransmissions, RTT
+// and server go first.
+func (s *Stats) WriteBriefWidth(w io.Writer, width int) error {
 	d := s.doc()
 	multi := len(d.Sources) > 1
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cols := []fit.Column{{Head: "FLOW"}, {Head: "CLIENT"}, {Head: "SERVER", Drop: 4}, {Head: "PEER", Drop: 5},
+		{Head: "PLAYER"}, {Head: "DURATION", Drop: 3}, {Head: "DGRAMS c2s/s2c"}, {Head: "BYTES c2s/s2c", Drop: 8},
+		{Head: "RTT p50", Drop: 2}, {Head: "RTT p95", Drop: 6}, {Head: "RETX c2s/s2c", Drop: 7}, {Head: "ANOMALIES e/w/n"}}
 	if multi {
-		fmt.Fprint(tw, "SOURCE\t")
+		cols = append([]fit.Column{{Head: "SOURCE", Drop: 1}}, cols...)
 	}
-	fmt.Fprintln(tw, "FLOW\tCLIENT\tSERVER\tPEER\tPLAYER\tDURATION\tDGRAMS c2s/s2c\tBYTES c2s/s2c\tRTT p50\tRTT p95\tRETX c2s/s2c\tANOMALIES e/w/n")
+	tw := &fit.Table{Cols: cols}
 	for i := range d.Flows {
 		f := &d.Flows[i]
+		var row []string
 		if multi {
-			fmt.Fprintf(tw, "%s\t", f.Source)
+			row = append(row, quote.Name(f.Source))
 		}
 		flow, client, server := strconv.FormatUint(uint64(f.Flow), 10), f.Client, f.Server
 		if f.Other {
@@ -35,7 +45,7 @@ func (s *Stats) WriteBrief(w io.Writer) error {
 		}
 		player := "-"
 		if f.PlayerName != "" {
-			player = strconv.QuoteToGraphic(f.PlayerName)
+			player = quote.String(f.PlayerName)
 		}
 		p50, p95 := "-", "-"
 		if f.RTT.P50Ms != nil {
@@ -52,10 +62,10 @@ func (s *Stats) WriteBrief(w io.Writer) error {
 				sev[2] += a.Count
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t%d/%d\t%d/%d/%d\n",
-			flow, client, server, peer, player, fmtMs(f.DurationMs),
-			f.C2S.Datagrams, f.S2C.Datagrams, f.C2S.Bytes, f.S2C.Bytes, p50, p95,
-			f.C2S.Retransmissions, f.S2C.Retransmissions, sev[0], sev[1], sev[2])
+		pair := func(a, b any) string { return fmt.Sprintf("%d/%d", a, b) }
+		tw.Row(append(row, flow, client, server, peer, player, fmtMs(f.DurationMs),
+			pair(f.C2S.Datagrams, f.S2C.Datagrams), pair(f.C2S.Bytes, f.S2C.Bytes), p50, p95,
+			pair(f.C2S.Retransmissions, f.S2C.Retransmissions), fmt.Sprintf("%d/%d/%d", sev[0], sev[1], sev[2]))...)
 	}
-	return tw.Flush()
+	return tw.Write(w, width)
 }

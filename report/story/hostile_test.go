@@ -83,9 +83,22 @@ func TestTimelineCaps(t *testing.T) {
 	for range MaxTimeline {
 		s.add(entry{kind: evRestart})
 	}
+	a.SetOptions(Options{Verbose: true})
 	doc := a.Documents()[0]
 	if len(doc.Timeline) != MaxTimeline || doc.TimelineOmitted != 2*MaxTimeline-MaxAnomalyLines+MaxAnomalyLines {
 		t.Errorf("%d lines, %d omitted", len(doc.Timeline), doc.TimelineOmitted)
+	}
+	// Folded, the flood is one line.
+	a.SetOptions(Options{})
+	doc = a.Documents()[0]
+	folded := 0
+	for _, l := range doc.Timeline {
+		if l.Event == "error" {
+			folded = l.Count
+		}
+	}
+	if len(doc.Timeline) != MaxTimeline-MaxAnomalyLines+1 || folded != MaxAnomalyLines {
+		t.Errorf("folded: %d lines, error line count %d", len(doc.Timeline), folded)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 // payload follows one delivered game payload (first send, or reassembled)
 // whose opcode is in storyOpcode. p is the player of the flow it was on.
-func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
+func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, reassembled bool) {
 	b, fs := pl.Bytes, &pl.Fields
 	fromHost := d.Dir == dissect.S2C
 	t, frame := d.Time, d.Frame
@@ -31,7 +31,7 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
 		}
 		st.hasSettings = true
 		// Settings ends the handshake even without a ChecksumComplete.
-		if p.hs.seen && p.hs.pass(t) {
+		if p.hs.seen && p.hs.pass(t, frame) {
 			s.add(entry{t: t, frame: frame, kind: evChecksum, p: p})
 		}
 	case opObjCreate, opObjCreateTeam:
@@ -41,13 +41,16 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
 			return
 		}
 		reason := noteField(fs, "reason")
+		if code, ok := intField(fs, "reason"); ok && p.bootReason < 0 {
+			p.bootReason, p.bootFrame = int(code), frame
+		}
 		how := "BootPlayer"
 		if reason != "" {
 			how += " (" + reason + ")"
 		}
 		p.hs.hostEnded(t, frame, how, s, p)
 		if !p.left() {
-			p.leave(t, leftBooted, reason)
+			p.leave(t, frame, leftBooted, reason)
 			s.add(entry{t: t, frame: frame, kind: evLeave, p: p, detail: "booted by the host: " + orUnknown(reason)})
 		}
 	case 0x06, 0x17:
@@ -64,23 +67,26 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload) {
 		}
 	case opChecksumReq:
 		if r, ok := intField(fs, "round"); ok && fromHost {
-			p.hs.ask(int(r))
+			p.hs.ask(int(r), frame, strField(fs, "directory"))
 		}
 	case opChecksumResp:
 		if r, ok := intField(fs, "round"); ok && !fromHost {
-			p.hs.answer(int(r))
+			p.hs.answer(int(r), frame)
+			if reassembled && len(p.fragAnswers) < maxFragAnswers {
+				p.fragAnswers = append(p.fragAnswers, fragAnswer{first: p.frag0, round: int(r)})
+			}
 		}
 	case opChecksumFailA, opChecksumFailB:
 		if fromHost {
 			p.hs.hostEnded(t, frame, game.Lookup(b[0]).Name, s, p)
 		}
 	case opChecksumComplete:
-		if fromHost && p.hs.pass(t) {
+		if fromHost && p.hs.pass(t, frame) {
 			s.add(entry{t: t, frame: frame, kind: evChecksum, p: p})
 		}
 	case opNewPlayerInGame:
 		if !fromHost && p.enteredT.IsZero() {
-			p.enteredT = t
+			p.enteredT, p.enterFrame = t, frame
 			s.add(entry{t: t, frame: frame, kind: evEnter, p: p})
 		}
 	case opChat, opTeamChat:
@@ -229,7 +235,7 @@ func (s *server) event(d *dissect.Datagram, p *player, b []byte, fs *game.Fields
 				return
 			}
 			q.hs.hostEnded(d.Time, d.Frame, "player removed", s, q)
-			q.leave(d.Time, leftRemoved, "")
+			q.leave(d.Time, d.Frame, leftRemoved, "")
 			s.add(entry{t: d.Time, frame: d.Frame, kind: evLeave, p: q, detail: "removed by the host"})
 		}
 	}

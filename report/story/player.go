@@ -25,9 +25,12 @@ type player struct {
 	name           string
 	nameFromClient bool
 
-	joinT    time.Time // connect request, else the host's reply
-	hs       handshake
-	enteredT time.Time // NewPlayerInGame
+	joinT      time.Time // connect request, else the host's reply
+	joinFrame  int
+	hs         handshake
+	enteredT   time.Time // NewPlayerInGame
+	enterFrame int
+	stateFrame int // the client's first StateUpdate
 
 	slot, team int // -1 unknown
 	ship       string
@@ -35,6 +38,17 @@ type player struct {
 	leftT      time.Time
 	leftHow    leaveKind
 	leftDetail string
+	leftFrame  int
+
+	bootReason int // BootPlayer's reason byte, -1 none
+	bootFrame  int
+
+	// Fragmented checksum answers the client sent: the frame of the first
+	// send of fragment 0 and the round, to name the round an
+	// unacked-fragment-retransmit event is about.
+	fragAnswers []fragAnswer
+	frag0       int      // the client's last first-sent fragment 0
+	fragBug     *fragBug // the first unacked-fragment-retransmit of the player's messages
 
 	kills, deaths, score int64
 	hasScore             bool
@@ -59,13 +73,18 @@ func (k leaveKind) String() string {
 	return [...]string{"still-connected", "disconnect", "host-disconnect", "booted", "removed", "timeout"}[k]
 }
 
+// words is the kind for people, the same in the text and the HTML report.
+func (k leaveKind) words() string {
+	return [...]string{"still connected", "disconnected", "disconnected by the host", "booted", "removed by the host", "timed out"}[k]
+}
+
 func (p *player) left() bool { return p.leftHow != stillThere }
 
-func (p *player) leave(t time.Time, how leaveKind, detail string) {
+func (p *player) leave(t time.Time, frame int, how leaveKind, detail string) {
 	if p.left() {
 		return
 	}
-	p.leftT, p.leftHow, p.leftDetail = t, how, detail
+	p.leftT, p.leftHow, p.leftDetail, p.leftFrame = t, how, detail, frame
 	if p.hs.verdict == pending && p.hs.seen && how != leftKicked && how != leftBooted && how != leftRemoved {
 		p.hs.verdict, p.hs.t = leftDuring, t
 	}
@@ -143,6 +162,11 @@ type handshake struct {
 	verdict  verdict
 	t        time.Time
 	how      string // what ended it: "BootPlayer (checksum failed)", "Disconnect"
+	frame    int    // the frame of the verdict
+
+	askFrame, answerFrame int       // the last request and answer
+	dirs                  [5]string // directory asked per round (0-3, 0xFF)
+	findingFrame          int
 
 	finding  string // the first file finding (mismatch preferred), or other checksum error
 	fileLike bool   // finding is a file mismatch or unknown file
@@ -155,35 +179,57 @@ func (h *handshake) init() {
 	}
 }
 
-func (h *handshake) ask(round int) {
+func (h *handshake) ask(round, frame int, dir string) {
 	h.init()
-	h.asked = round
+	h.asked, h.askFrame = round, frame
+	if i := roundIndex(round); i >= 0 {
+		h.dirs[i] = dir
+	}
 }
 
-func (h *handshake) answer(round int) {
+func (h *handshake) answer(round, frame int) {
 	h.init()
-	h.answered = round
+	h.answered, h.answerFrame = round, frame
 	h.rounds++
+}
+
+// roundIndex is the index of a round in handshake.dirs, -1 for none.
+func roundIndex(r int) int {
+	switch {
+	case r >= 0 && r <= 3:
+		return r
+	case r == 0xFF:
+		return 4
+	}
+	return -1
+}
+
+// dir is the directory the host asked about in round r.
+func (h *handshake) dir(r int) string {
+	if i := roundIndex(r); i >= 0 {
+		return h.dirs[i]
+	}
+	return ""
 }
 
 // note records a checksum anomaly of the player's answers; a file the
 // manifest names wins over other findings.
-func (h *handshake) note(a *anomaly.Anomaly) {
+func (h *handshake) note(a *anomaly.Anomaly, frame int) {
 	h.findings++
 	file := a.Code == anomaly.ChecksumFileMismatch || a.Code == anomaly.ChecksumFileUnknown
 	if h.finding != "" && (h.fileLike || !file) {
 		return
 	}
-	h.finding, h.fileLike = a.Message(), file
+	h.finding, h.fileLike, h.findingFrame = a.Message(), file, frame
 }
 
 // pass records the host's ChecksumComplete (or game start).
-func (h *handshake) pass(t time.Time) bool {
+func (h *handshake) pass(t time.Time, frame int) bool {
 	if h.verdict != pending {
 		return false
 	}
 	h.init()
-	h.verdict, h.t = passed, t
+	h.verdict, h.t, h.frame = passed, t, frame
 	return true
 }
 
@@ -193,7 +239,7 @@ func (h *handshake) hostEnded(t time.Time, frame int, how string, s *server, p *
 	if !h.seen || h.verdict != pending {
 		return
 	}
-	h.verdict, h.t, h.how = kicked, t, how
+	h.verdict, h.t, h.how, h.frame = kicked, t, how, frame
 	if h.finding != "" {
 		h.verdict = failed // what was wrong with the answers is the likely why
 	}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -45,6 +47,7 @@ const dedupWindow = 2 * time.Second
 
 // Analyzer builds the stories. The zero value is not ready: use New.
 type Analyzer struct {
+	width   int // WriteTable fits it (0: no limit)
 	servers []*server
 	byAddr  map[netip.AddrPort]*server
 	last    *server // the previous datagram's server: most follow each other
@@ -52,7 +55,23 @@ type Analyzer struct {
 
 	first, end time.Time
 	seen       bool
+
+	opt     Options
+	players *filter.Filter // session.* -Y: the players told
 }
+
+// Options change how the story is told.
+type Options struct {
+	Verbose bool              // every timeline line: no folding of repeated findings
+	Time    render.TimeFormat // how the text shows times (the JSON has RFC 3339 and t)
+	Color   bool              // colour the text's verdicts and findings
+}
+
+// SetOptions sets how the story is told.
+func (a *Analyzer) SetOptions(o Options) { a.opt = o }
+
+// SetTimeFormat sets the text's time format (-t; render.TimeFormatter).
+func (a *Analyzer) SetTimeFormat(f render.TimeFormat) { a.opt.Time = f }
 
 // New returns an empty Analyzer.
 func New() *Analyzer {
@@ -107,9 +126,12 @@ func (a *Analyzer) Events(end []dissect.Event) error {
 		if e.Client.IsValid() {
 			p = s.byAddr[e.Client]
 		}
+		if e.Code == anomaly.UnackedFragmentRetransmit && p != nil {
+			s.fragmentBug(p, e)
+		}
 		if e.Code == anomaly.PeerTimeout && p != nil && !p.left() {
 			msg := e.Message()
-			p.leave(e.Time, leftTimeout, msg)
+			p.leave(e.Time, e.Frame, leftTimeout, msg)
 			s.add(entry{t: e.Time, frame: e.Frame, kind: evLeave, p: p, detail: "timed out: " + msg})
 		}
 		if e.Severity() == anomaly.Error {
@@ -248,7 +270,7 @@ func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
 			s.unkept++
 			return nil
 		}
-		p = &player{addr: cli, first: d.Time, slot: -1, team: -1}
+		p = &player{addr: cli, first: d.Time, slot: -1, team: -1, bootReason: -1}
 		// A player whose first datagram is not its connect request or
 		// the host's reply to it was there before the capture started.
 		p.already = !connectReq && !(d.Dir == dissect.S2C && hasType(d, transport.TypeConnect))
@@ -257,7 +279,7 @@ func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
 	}
 	s.lastP = p
 	if connectReq && p.joinT.IsZero() {
-		p.joinT = d.Time
+		p.joinT, p.joinFrame = d.Time, d.Frame
 		s.add(entry{t: d.Time, frame: d.Frame, kind: evJoin, p: p})
 	}
 	if d.Dir == dissect.C2S && !p.hasPeer && d.Transport.PeerID != 0xFF && d.Transport.PeerID > 1 {
@@ -327,11 +349,17 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 			}
 			continue
 		case transport.TypeData:
+			if p.stateFrame == 0 && di == 0 && !tm.Fragment && len(tm.Payload) > 0 && tm.Payload[0] == opStateUpdate {
+				p.stateFrame = d.Frame
+			}
 			if !m.Track.Retransmit && !tm.Fragment && len(tm.Payload) > 0 && storyOpcode[tm.Payload[0]] {
-				s.payload(d, p, &m.Payload)
+				s.payload(d, p, &m.Payload, false)
+			}
+			if tm.Fragment && tm.FragIdx == 0 && !m.Track.Retransmit && d.Dir == dissect.C2S {
+				p.frag0 = d.Frame
 			}
 			if r := m.Reassembled; r != nil && len(r.Bytes) > 0 && storyOpcode[r.Bytes[0]] {
-				s.payload(d, p, &r.Payload)
+				s.payload(d, p, &r.Payload, true)
 			}
 		case transport.TypeConnect, transport.TypePeerInfo, transport.TypeDisconnect:
 			if !m.Track.Retransmit && !m.Track.Keepalive {
@@ -356,7 +384,7 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 			continue
 		}
 		if a.Code.Group() == anomaly.Checksum {
-			p.hs.note(a)
+			p.hs.note(a, d.Frame)
 		}
 	}
 }
@@ -381,7 +409,7 @@ func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, 
 			return
 		}
 		if p.joinT.IsZero() {
-			p.joinT = d.Time
+			p.joinT, p.joinFrame = d.Time, d.Frame
 			s.add(entry{t: d.Time, frame: d.Frame, kind: evJoin, p: p})
 		}
 		s.setPeer(p, uint8(id))
@@ -400,10 +428,10 @@ func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, 
 			return
 		}
 		if d.Dir == dissect.C2S {
-			p.leave(d.Time, leftDisconnect, "")
+			p.leave(d.Time, d.Frame, leftDisconnect, "")
 			s.add(entry{t: d.Time, frame: d.Frame, kind: evLeave, p: p, detail: "disconnected"})
 		} else {
-			p.leave(d.Time, leftKicked, "the host disconnected it")
+			p.leave(d.Time, d.Frame, leftKicked, "the host disconnected it")
 			p.hs.hostEnded(d.Time, d.Frame, "Disconnect", s, p)
 			s.add(entry{t: d.Time, frame: d.Frame, kind: evLeave, p: p, detail: "disconnected by the host"})
 		}
@@ -434,6 +462,7 @@ const (
 	opBootPlayer       = 0x04
 	opDestroyObj       = 0x14
 	opDeletePlayerAnim = 0x18
+	opStateUpdate      = 0x1C
 	opChecksumReq      = 0x20
 	opChecksumResp     = 0x21
 	opChecksumFailA    = 0x22

@@ -288,6 +288,9 @@ func TestMidGame(t *testing.T) {
 		if !p.AlreadyConnected || p.Joined != nil || p.Checksum.Verdict != "not-seen" || p.PeerID == nil || *p.PeerID != i+2 {
 			t.Errorf("player %d: %+v", i, rowOf(p))
 		}
+		if p.Verdict.Verdict != VerdictEntered || p.Verdict.Cause != CauseAlreadyInGame || len(p.Verdict.Frames) != 1 {
+			t.Errorf("player %d verdict %+v", i, p.Verdict)
+		}
 		if want := "Bot" + string(rune('0'+i)); p.Name != want {
 			t.Errorf("player %d name %q, want %q", i, p.Name, want)
 		}
@@ -315,6 +318,10 @@ func TestGolden(t *testing.T) {
 		{"checksum-kick-manifest", func(t *testing.T) []byte { return sessionPcap(t, dissecttest.ChecksumKick()) },
 			func(t *testing.T) dissect.Options { return dissect.Options{Manifest: vanilla(t)} }},
 		{"battle", func(t *testing.T) []byte { return sessionPcap(t, dissecttest.Battle()...) }, nil},
+		{"unacked-fragment", func(t *testing.T) []byte {
+			s, _ := dissecttest.VerdictScenario("unacked-fragment")
+			return sessionPcap(t, s)
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,5 +367,39 @@ func TestPeerTimeout(t *testing.T) {
 	}
 	if l := doc.Timeline[len(doc.Timeline)-1]; l.Event != "leave" || !strings.HasPrefix(l.Text, "Cady2 (peer 2) timed out: ") {
 		t.Errorf("last line %+v", l)
+	}
+}
+
+// On every test capture the folded timeline has no two lines in a row of
+// the same player, code and message kind (a flood is one line).
+func TestTimelineFolded(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(testdata, "captures", "*.pcap"))
+	paths = append(paths, filepath.Join(testdata, "sample.pcap"), filepath.Join(testdata, "unacked-fragment.pcap"))
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			for _, doc := range analyze(t, readFile(t, path), dissect.Options{}).Documents() {
+				type key struct {
+					peer       int
+					name, code string
+					kind       string
+				}
+				var prev key
+				for i, l := range doc.Timeline {
+					if l.Code == "" {
+						prev = key{}
+						continue
+					}
+					code, _ := anomaly.Parse(l.Code)
+					k := key{-1, l.Name, l.Code, messageKind(l.Detail, code)}
+					if l.PeerID != nil {
+						k.peer = *l.PeerID
+					}
+					if i > 0 && k == prev {
+						t.Errorf("lines %d and %d: same player, code and kind: %q", i-1, i, l.Text)
+					}
+					prev = k
+				}
+			}
+		})
 	}
 }

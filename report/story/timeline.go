@@ -26,10 +26,11 @@ const (
 	evRestart
 	evLeave
 	evError
+	evWarn
 )
 
 var evNames = [...]string{"join", "checksum", "enter", "chat", "team-chat", "kill", "explode",
-	"ship-created", "ship-destroyed", "mission-start", "end-game", "restart", "leave", "error"}
+	"ship-created", "ship-destroyed", "mission-start", "end-game", "restart", "leave", "error", "warn"}
 
 func (k evKind) String() string { return evNames[k] }
 
@@ -46,6 +47,8 @@ type entry struct {
 	// ScoreChange victim and killer), for players the story does not list:
 	// the host (1), or one the capture never showed.
 	who, otherID int64
+
+	code anomaly.Code // of a finding line (evError, evWarn)
 }
 
 // add appends a timeline line within the caps.
@@ -69,7 +72,7 @@ func (s *server) anomalyLine(t time.Time, frame int, p *player, a anomaly.Anomal
 		s.add(entry{kind: evError}) // counted, and the message not even built
 		return
 	}
-	s.add(entry{t: t, frame: frame, kind: evError, p: p, detail: a.Code.String() + ": " + a.Message()})
+	s.add(entry{t: t, frame: frame, kind: evError, p: p, code: a.Code, detail: a.Code.String() + ": " + a.Message()})
 }
 
 // text is the line for people.
@@ -114,7 +117,7 @@ func (e *entry) text() string {
 		return "game restarted"
 	case evLeave:
 		return e.p.label() + " " + e.detail
-	case evError:
+	case evError, evWarn:
 		if e.p != nil {
 			return e.detail + " [" + e.p.label() + "]"
 		}

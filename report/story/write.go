@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
-	"text/tabwriter"
+	"strings"
 	"time"
 
+	"github.com/bcdump/bcdump/report/fit"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/render"
 )
 
@@ -93,6 +94,22 @@ type PlayerDoc struct {
 	Reliable         map[string]uint64  `json:"reliable"`
 	Retransmits      map[string]uint64  `json:"retransmits"`
 	RetransmitRatio  map[string]float64 `json:"retransmit_ratio"`
+	LeftText         string             `json:"left_text"` // left_how for people: "still connected", "timed out", ...
+	// joined, entered and left as seconds since the capture's first datagram.
+	JoinedT  *float64   `json:"joined_t"`
+	EnteredT *float64   `json:"entered_t"`
+	LeftT    *float64   `json:"left_t"`
+	Verdict  VerdictDoc `json:"verdict"`
+}
+
+// VerdictDoc is whether the player got into the game and, when not, the
+// cause the capture shows (the help topic verdicts lists the rules).
+type VerdictDoc struct {
+	Verdict string `json:"verdict"` // "entered", "never entered", "unknown"
+	Cause   string `json:"cause"`   // entered, already-in-game, already-connected, server-full, checksum-mismatch, booted, unacked-fragment, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended
+	Text    string `json:"text"`
+	Frames  []int  `json:"frames"` // the frames it rests on
+	Note    string `json:"note,omitempty"`
 }
 
 // ChecksumDoc is the handshake verdict.
@@ -125,15 +142,39 @@ type LineDoc struct {
 	OtherName   string  `json:"other_name,omitempty"`
 	Detail      string  `json:"detail,omitempty"`
 	Text        string  `json:"text"`
+	// Finding lines (event error or warn): the anomaly code and, unless
+	// --verbose, how many lines of one player, code and message kind the
+	// line stands for and the last of them.
+	Code      string   `json:"code,omitempty"`
+	Count     int      `json:"count,omitempty"`
+	LastTime  string   `json:"last_time,omitempty"`
+	LastT     *float64 `json:"last_t,omitempty"`
+	LastFrame int      `json:"last_frame,omitempty"`
 }
 
 // Documents returns one document per server, in order of first datagram.
 func (a *Analyzer) Documents() []Document {
 	docs := make([]Document, 0, len(a.servers))
 	for _, s := range a.servers {
-		docs = append(docs, a.document(s))
+		if doc := a.document(s); a.players == nil || len(doc.Players) > 0 {
+			docs = append(docs, doc)
+		}
 	}
 	return docs
+}
+
+// NeverEntered lists the players (of every server, whatever the player
+// filter keeps) whose verdict is "never entered", for --fail-on join.
+func (a *Analyzer) NeverEntered() []string {
+	var out []string
+	for _, s := range a.servers {
+		for _, p := range s.players {
+			if p.verdict().Verdict == VerdictNeverEntered {
+				out = append(out, p.label())
+			}
+		}
+	}
+	return out
 }
 
 // ts writes times as read's JSON does: nine fractional digits, so they sort
@@ -193,20 +234,92 @@ func (a *Analyzer) document(s *server) Document {
 			doc.Server.Settings.Mission.Started = ""
 		}
 	}
+	var dropped map[*player]bool
 	for _, p := range s.players {
-		doc.Players = append(doc.Players, playerDoc(p))
+		pd := playerDoc(p)
+		pd.JoinedT, pd.EnteredT, pd.LeftT = a.optSecs(p.joinT), a.optSecs(p.enteredT), a.optSecs(p.leftT)
+		if !a.keep(doc.Server.Address, &pd) {
+			if dropped == nil {
+				dropped = make(map[*player]bool)
+			}
+			dropped[p] = true
+			continue
+		}
+		doc.Players = append(doc.Players, pd)
 	}
-	lines := slices.Clone(s.timeline)
-	slices.SortStableFunc(lines, func(x, y entry) int { return x.t.Compare(y.t) })
-	for i := range lines {
-		e := &lines[i]
-		l := LineDoc{Time: ts(e.t), T: math.Round(e.t.Sub(a.first).Seconds()*1e6) / 1e6, Frame: e.frame,
+	for _, gl := range s.lines(a.opt.Verbose) {
+		e := gl.entry
+		if e.p != nil && dropped[e.p] {
+			continue
+		}
+		l := LineDoc{Time: ts(e.t), T: a.secs(e.t), Frame: e.frame,
 			Event: e.kind.String(), Detail: e.detail, Text: e.text()}
+		if e.kind == evError || e.kind == evWarn {
+			l.Code = e.code.String()
+		}
+		if gl.count > 1 {
+			lt := a.secs(gl.lastT)
+			l.Count, l.LastTime, l.LastT, l.LastFrame = gl.count, ts(gl.lastT), &lt, gl.lastFrame
+			l.Text = a.groupText(&gl)
+		}
 		l.PeerID, l.Name = lineParty(e.p, e.who)
 		l.OtherPeerID, l.OtherName = lineParty(e.q, e.otherID)
 		doc.Timeline = append(doc.Timeline, l)
 	}
 	return doc
+}
+
+func (a *Analyzer) optSecs(t time.Time) *float64 {
+	if t.IsZero() {
+		return nil
+	}
+	v := a.secs(t)
+	return &v
+}
+
+func (a *Analyzer) secs(t time.Time) float64 { return math.Round(t.Sub(a.first).Seconds()*1e6) / 1e6 }
+
+// groupText is a folded line for people: `payload-malformed x80 in
+// StateUpdate, 1.570-4.520 s, first: ... [Bot0 (peer 2)]`.
+func (a *Analyzer) groupText(l *line) string {
+	var b strings.Builder
+	b.WriteString(l.code.String())
+	b.WriteString(" x")
+	b.WriteString(strconv.Itoa(l.count))
+	if l.msgKind != "" {
+		b.WriteString(" in ")
+		b.WriteString(l.msgKind)
+	}
+	b.WriteString(", ")
+	b.WriteString(a.span(l.t, l.lastT))
+	b.WriteString(", first: ")
+	b.WriteString(l.findingMessage())
+	if l.p != nil {
+		b.WriteString(" [")
+		b.WriteString(l.p.label())
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// span is a time range in the chosen format: "1.570-4.520 s" relative.
+func (a *Analyzer) span(from, to time.Time) string {
+	if a.opt.Time == render.TimeRel || a.opt.Time == render.TimeDelta {
+		return a.when(from) + "-" + a.when(to) + " s"
+	}
+	return a.when(from) + " .. " + a.when(to)
+}
+
+// when is a time in the chosen format (-t): seconds since the first
+// datagram by default.
+func (a *Analyzer) when(t time.Time) string {
+	switch a.opt.Time {
+	case render.TimeAbs:
+		return t.UTC().Format("2006-01-02 15:04:05.000000")
+	case render.TimeEpoch:
+		return strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', 6, 64)
+	}
+	return strconv.FormatFloat(t.Sub(a.first).Seconds(), 'f', 3, 64)
 }
 
 // lineParty is the peer id and name of a line's player, or the bare id a
@@ -228,6 +341,12 @@ func playerDoc(p *player) PlayerDoc {
 		Slot: optInt(p.slot, p.slot >= 0), Team: optInt(p.team, p.team >= 0),
 		Left: optTime(p.leftT), LeftHow: p.leftHow.String(),
 		RTT: map[string]RTT{}, Reliable: map[string]uint64{}, Retransmits: map[string]uint64{}, RetransmitRatio: map[string]float64{},
+	}
+	v := p.verdict()
+	d.LeftText = p.leftHow.words()
+	d.Verdict = VerdictDoc(v)
+	if d.Verdict.Frames == nil {
+		d.Verdict.Frames = []int{}
 	}
 	word, text := p.hs.describe(p.already)
 	d.Checksum = ChecksumDoc{Verdict: word, Time: optTime(p.hs.t), Findings: p.hs.findings, Text: text}
@@ -265,7 +384,7 @@ func ratio(n, of uint64) float64 {
 // WriteJSON writes one document per server, one per line (JSON Lines).
 func (a *Analyzer) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(quote.JSONWriter(bw))
 	enc.SetEscapeHTML(false)
 	for _, doc := range a.Documents() {
 		if err := enc.Encode(doc); err != nil {
@@ -275,18 +394,29 @@ func (a *Analyzer) WriteJSON(w io.Writer) error {
 	return bw.Flush()
 }
 
+// SetWidth makes WriteTable fit width columns (package fit; 0: no limit).
+func (a *Analyzer) SetWidth(width int) { a.width = width }
+
 // WriteTable writes each server's story for people.
 func (a *Analyzer) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	if len(a.servers) == 0 {
 		fmt.Fprintln(bw, "No game server traffic in the capture.")
 	}
-	for i, s := range a.servers {
-		if i > 0 {
+	n := 0
+	for _, s := range a.servers {
+		doc := a.document(s)
+		if a.players != nil && len(doc.Players) == 0 {
+			continue
+		}
+		if n > 0 {
 			fmt.Fprintln(bw)
 		}
-		doc := a.document(s)
+		n++
 		a.writeServer(bw, s, &doc)
+	}
+	if a.players != nil && n == 0 && len(a.servers) > 0 {
+		fmt.Fprintf(bw, "No player matches %s.\n", a.players)
 	}
 	if a.dropped > 0 {
 		fmt.Fprintf(bw, "\n%d datagrams of servers past the first %d were not analyzed.\n", a.dropped, MaxServers)
@@ -294,8 +424,8 @@ func (a *Analyzer) WriteTable(w io.Writer) error {
 	return bw.Flush()
 }
 
-// rel is a time as seconds since the first datagram, as `read` shows it.
-func (a *Analyzer) rel(s *string) string {
+// at is a JSON time in the chosen format, "-" for none.
+func (a *Analyzer) at(s *string) string {
 	if s == nil {
 		return "-"
 	}
@@ -303,12 +433,34 @@ func (a *Analyzer) rel(s *string) string {
 	if err != nil {
 		return *s
 	}
-	return strconv.FormatFloat(t.Sub(a.first).Seconds(), 'f', 3, 64)
+	return a.when(t)
+}
+
+// unit follows a time in the chosen format.
+func (a *Analyzer) unit() string {
+	if a.opt.Time == render.TimeRel || a.opt.Time == render.TimeDelta {
+		return " s"
+	}
+	return ""
+}
+
+const (
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+)
+
+func (a *Analyzer) paint(code, s string) string {
+	if !a.opt.Color {
+		return s
+	}
+	return code + s + ansiReset
 }
 
 func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	sv := &doc.Server
-	fmt.Fprintf(w, "Server %s (%s .. %s)\n", sv.Address, sv.FirstSeen, sv.LastSeen)
+	fit.Line(w, "Server ", fmt.Sprintf("%s (%s .. %s%s; the capture starts %s)", sv.Address, a.when(s.first), a.when(s.last), a.unit(), ts(a.first)), a.width)
 	if g := sv.GameSpy; g != nil {
 		players := "?"
 		if g.Players != nil {
@@ -317,33 +469,37 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if g.MaxPlayers != nil {
 			players += "/" + strconv.Itoa(*g.MaxPlayers)
 		}
-		fmt.Fprintf(w, "  GameSpy   %q, map %s (%s), %s, %s players (status reply, frame %d at %s)\n",
-			g.Hostname, g.Map, g.Mission, g.GameType, players, g.Frame, a.rel(&g.Time))
+		fit.Line(w, "  GameSpy   ", fmt.Sprintf("%q, map %s (%s), %s, %s players (status reply, frame %d at %s%s)",
+			g.Hostname, quote.Name(g.Map), quote.Name(g.Mission), quote.Name(g.GameType), players, g.Frame, a.at(&g.Time), a.unit()), a.width)
 	} else {
 		fmt.Fprintln(w, "  GameSpy   no status reply captured")
 	}
 	if txt := s.settingsText(); txt != "" {
-		fmt.Fprintf(w, "  Settings  %s\n", txt)
+		fit.Line(w, "  Settings  ", quote.Escape(txt), a.width)
 	} else {
 		fmt.Fprintln(w, "  Settings  not captured (no Settings or MissionInit)")
 	}
 
 	fmt.Fprintf(w, "\nPlayers (%d)\n", len(doc.Players))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  PEER\tNAME\tADDRESS\tJOINED\tCHECKSUM\tENTERED\tTEAM\tSHIP\tLEFT\tK/D/SCORE\tRTT P50/P95 ms\tRETX C2S/S2C")
+	// Columns go from the right of the priority list when the terminal is
+	// narrow: retransmissions first, who, when and the verdict last.
+	tw := &fit.Table{Indent: "  ", Cols: []fit.Column{{Head: "PEER"}, {Head: "NAME"}, {Head: "ADDRESS", Drop: 3},
+		{Head: "JOINED", Drop: 1}, {Head: "CHECKSUM"}, {Head: "ENTERED", Drop: 2}, {Head: "TEAM", Drop: 6},
+		{Head: "SHIP", Drop: 5}, {Head: "LEFT"}, {Head: "K/D/SCORE", Drop: 4}, {Head: "RTT P50/P95 ms", Drop: 7},
+		{Head: "RETX C2S/S2C", Drop: 8}}}
 	var notes []string
 	for _, p := range doc.Players {
 		peer := "-"
 		if p.PeerID != nil {
 			peer = strconv.Itoa(*p.PeerID)
 		}
-		joined := a.rel(p.Joined)
+		joined := a.at(p.Joined)
 		if p.AlreadyConnected {
 			joined = "already connected"
 		}
-		left := "still there"
+		left := p.LeftText
 		if p.Left != nil {
-			left = a.rel(p.Left) + " " + p.LeftHow
+			left = a.at(p.Left) + " " + p.LeftText
 		}
 		kds := "-"
 		if p.Kills != nil {
@@ -353,34 +509,108 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 		if r := p.RTT["s2c"]; r.Samples > 0 {
 			rtt = fmt.Sprintf("%s/%s", fmtMS(r.P50), fmtMS(r.P95))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", peer, orDash(p.Name), p.Address, joined,
-			p.Checksum.Verdict, a.rel(p.Entered), optStr(p.Team), derefOr(p.Ship), left, kds, rtt,
+		entered := a.at(p.Entered)
+		if p.Entered == nil && p.Verdict.Verdict == VerdictNeverEntered {
+			entered = "never"
+		}
+		tw.Row(peer, quote.Name(orDash(p.Name)), p.Address, joined,
+			p.Checksum.Verdict, entered, optStr(p.Team), quote.Name(derefOr(p.Ship)), left, kds, rtt,
 			pct(p.RetransmitRatio["c2s"])+"/"+pct(p.RetransmitRatio["s2c"]))
 		if p.Checksum.Text != p.Checksum.Verdict && p.Checksum.Verdict != "not-seen" {
-			notes = append(notes, fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text))
+			notes = append(notes, quote.Escape(fmt.Sprintf("  %s: checksum %s", labelOf(p), p.Checksum.Text)))
 		}
 	}
-	tw.Flush()
+	tw.Write(w, a.width)
 	if n := doc.Server.DatagramsPastPlayerLimit; n > 0 {
 		fmt.Fprintf(w, "  (%d datagrams of players past the first %d not analyzed)\n", n, MaxPlayers)
 	}
 	for _, n := range notes {
-		fmt.Fprintln(w, n)
+		fit.Line(w, "  ", strings.TrimPrefix(n, "  "), a.width)
 	}
-	fmt.Fprintln(w, "  (RTT: the host's reliable messages to the player, first send to its ACK; RETX: resent copies per first send)")
+	fit.Line(w, "  ", "(RTT: the host's reliable messages to the player, first send to its ACK; RETX: resent copies per first send)", a.width)
+
+	if len(doc.Players) > 0 {
+		fmt.Fprintln(w, "\nVerdicts")
+		for _, p := range doc.Players {
+			a.writeVerdict(w, p)
+		}
+	}
 
 	more := ""
 	if doc.TimelineOmitted > 0 {
 		more = fmt.Sprintf("; %d more not kept, %d of them errors", doc.TimelineOmitted, doc.TimelineOmittedErrors)
+	}
+	folded := 0
+	for _, l := range doc.Timeline {
+		if l.Count > 1 {
+			folded += l.Count - 1
+		}
+	}
+	if folded > 0 {
+		more += fmt.Sprintf("; %d repeated findings folded, --verbose shows every line", folded)
 	}
 	fmt.Fprintf(w, "\nTimeline (%d lines%s)\n", len(doc.Timeline), more)
 	width := 0
 	for _, l := range doc.Timeline {
 		width = max(width, len(l.Event))
 	}
+	var prev time.Time
 	for _, l := range doc.Timeline {
-		fmt.Fprintf(w, "  %10.3f  %-*s  %s\n", l.T, width, l.Event, l.Text)
+		t, _ := time.Parse(time.RFC3339Nano, l.Time)
+		var when string
+		if a.opt.Time == render.TimeDelta {
+			d := 0.0
+			if !prev.IsZero() {
+				d = t.Sub(prev).Seconds()
+			}
+			when = strconv.FormatFloat(d, 'f', 3, 64)
+		} else {
+			when = a.when(t)
+		}
+		prev = t
+		ev := fmt.Sprintf("%-*s", width, l.Event)
+		switch l.Event {
+		case "error":
+			ev = a.paint(ansiRed, ev)
+		case "warn":
+			ev = a.paint(ansiYellow, ev)
+		}
+		fit.Line(w, "  "+fmt.Sprintf("%10s", when)+"  "+ev+"  ", quote.Escape(l.Text), a.width)
 	}
+}
+
+// writeVerdict writes one player's verdict and the frames it rests on.
+func (a *Analyzer) writeVerdict(w io.Writer, p PlayerDoc) {
+	v := p.Verdict
+	word := v.Verdict
+	switch v.Verdict {
+	case VerdictEntered:
+		word = a.paint(ansiGreen, word)
+	case VerdictNeverEntered:
+		word = a.paint(ansiRed, word)
+	}
+	var b strings.Builder
+	b.WriteString(quote.Escape(labelOf(p)) + ": " + word)
+	if v.Cause == CauseEntered && p.Entered != nil {
+		b.WriteString(" at " + a.at(p.Entered) + a.unit())
+	}
+	if v.Cause != CauseEntered {
+		b.WriteString(" (" + v.Cause + "): " + quote.Escape(v.Text))
+	}
+	if len(v.Frames) > 0 {
+		b.WriteString(" [frame" + plural(len(v.Frames)) + " " + framesText(v.Frames) + "]")
+	}
+	fit.Line(w, "  ", b.String(), a.width)
+	if v.Note != "" {
+		fit.Line(w, "    ", "note: "+quote.Escape(v.Note), a.width)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func labelOf(p PlayerDoc) string {

@@ -1,10 +1,11 @@
 // Package wireshark generates a Lua dissector plugin for Wireshark from
 // bcdump's own tables: the transport types, the opcode names and layouts
-// (dissect/game.Layouts), the anomaly codes, the field names of
-// `bcdump fields` and the cipher's tables. Nothing in the plugin is written
-// by hand apart from the template plugin.lua.tmpl.
+// (dissect/game.Layouts), the anomaly codes, the record fields of
+// `bcdump fields`, the decoders' field names and kinds (dissect.Fields,
+// from the same layouts) and the cipher's tables. Nothing in the plugin is
+// written by hand apart from the template plugin.lua.tmpl.
 //
-// It imports report/query and report/filter, and dissect/game,
+// It imports report/query and report/filter, and dissect, dissect/game,
 // transport, checksum and cipher for their tables.
 package wireshark
 
@@ -21,6 +22,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
@@ -132,7 +134,7 @@ func build() data {
 	}
 	d.Anomalies = anomaly.All()
 	d.Fields, d.GameFields = fields()
-	d.Fields = append(named(d.Fields), elementFields()...)
+	d.Fields = named(d.Fields)
 	d.ReasmTimeout = transport.DefaultReassemblyTimeout.Seconds()
 	d.ReasmMaxOpen, d.ReasmMaxBytes = transport.DefaultMaxOpenReassemblies, transport.DefaultMaxReassemblyBytes
 	d.ReasmDone = transport.DefaultMaxTrackedMessages
@@ -178,55 +180,6 @@ func named(fs []Field) []Field {
 		}
 	}
 	return fs
-}
-
-// elementTypes is the Wireshark storage of an unnamed value in an array,
-// by the step that reads it.
-var elementTypes = map[game.Op][2]string{
-	game.OpU8: {"uint32", "base.DEC"}, game.OpI32: {"int32", "base.DEC"},
-	game.OpHex8: {"uint32", "base.HEX"}, game.OpHex16: {"uint32", "base.HEX"},
-	game.OpHex32: {"uint32", "base.HEX"}, game.OpObjID: {"uint32", "base.HEX"},
-	game.OpF32: {"double", ""}, game.OpCF16: {"double", ""},
-	game.OpCV3: {"double", ""}, game.OpCV4: {"double", ""}, game.OpVec3: {"double", ""},
-	game.OpBit: {"bool", ""}, game.OpFlag: {"bool", ""},
-}
-
-// elementFields lists a field "<array>.element" for every array of the
-// layouts that holds unnamed values (ObjCreate's orientation: four f32),
-// typed by the step that reads them. The array itself holds other fields
-// (FT_NONE), which Wireshark refuses a value; bcdump's JSON shows the
-// values as the array's list.
-func elementFields() []Field {
-	seen := map[string]bool{}
-	var out []Field
-	var walk func(steps []game.Step, array string)
-	walk = func(steps []game.Step, array string) {
-		for _, s := range steps {
-			switch s.Op {
-			case game.OpArray, game.OpObject:
-				walk(s.Body, s.Name)
-				continue
-			}
-			walk(s.Body, array)
-			walk(s.Else, array)
-			for _, c := range s.Cases {
-				walk(c.Body, array)
-			}
-			t, ok := elementTypes[s.Op]
-			if s.Name != "" || array == "" || !ok || seen[array] {
-				continue
-			}
-			seen[array] = true
-			for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
-				out = append(out, Field{Abbr: "bc." + root + "." + array + ".element", Name: array + " element",
-					FType: t[0], Base: t[1], Desc: "a value of " + array})
-			}
-		}
-	}
-	for _, c := range slices.Sorted(maps.Keys(game.Layouts())) {
-		walk(game.Layouts()[c], "")
-	}
-	return out
 }
 
 // labelled lists the decoder fields that may carry a label ("<name>_name"
@@ -276,18 +229,21 @@ func labelled() map[string]bool {
 // integers although their filter type is a number.
 var fixedTypes = map[string]string{"rtt_ms": "double"}
 
-// fields lists every field `bcdump fields` names (as bc.<path>), the
-// decoders' fields under messages.fields and messages.reassembled.fields.
+// fields lists every record field `bcdump fields` names (as bc.<path>),
+// then the decoders' fields (dissect.Fields) under messages.fields and
+// messages.reassembled.fields.
 func fields() ([]Field, []string) {
 	var out []Field
-	kinds := query.GameFieldKinds()
+	kinds := map[string][]string{}
 	var game []string
-	for _, f := range query.FieldSchema().Fields() {
-		if strings.Contains(f.Path, "<") {
-			continue
+	for _, f := range dissect.Fields() {
+		game = append(game, f.Name)
+		for _, k := range f.Kinds {
+			kinds[f.Name] = append(kinds[f.Name], k.String())
 		}
-		if name, ok := strings.CutPrefix(f.Path, "messages.fields."); ok {
-			game = append(game, name)
+	}
+	for _, f := range query.FieldSchema().Fields() {
+		if strings.Contains(f.Path, "<") || strings.HasPrefix(f.Path, "messages.fields.") {
 			continue
 		}
 		leaf := f.Path[strings.LastIndexByte(f.Path, '.')+1:]
@@ -309,13 +265,20 @@ func fields() ([]Field, []string) {
 		}
 		out = append(out, fl)
 	}
-	sort.Strings(game)
 	labels := labelled()
+	elems := elementKinds()
 	for _, root := range []string{"messages.fields", "messages.reassembled.fields"} {
 		for _, name := range game {
 			fl := Field{Abbr: "bc." + root + "." + name, Name: name}
 			fl.FType, fl.Base = gameFieldType(kinds[name])
 			fl.Desc = strings.Join(kinds[name], " or ")
+			if ek, ok := elems[name]; ok {
+				// The plugin adds the array as a text item and each
+				// element as this field: Wireshark refuses a value on a
+				// field of type none.
+				fl.FType, fl.Base = gameFieldType(ek)
+				fl.Desc = "array of " + strings.Join(ek, " or ")
+			}
 			out = append(out, fl)
 			if labels[name] {
 				if slices.Contains(game, name+"_name") {
@@ -327,6 +290,39 @@ func fields() ([]Field, []string) {
 		}
 	}
 	return out, game
+}
+
+// elementKinds returns, for the arrays whose elements are unnamed values
+// (ObjCreate's orientation), the kinds of those values: the plugin shows
+// such an element under its array's name, as bcdump's filter finds it.
+func elementKinds() map[string][]string {
+	out := map[string][]string{}
+	var walk func(steps []game.Step, array string)
+	walk = func(steps []game.Step, array string) {
+		for _, s := range steps {
+			if k := game.OpKind(s.Op); k != 0 && s.Name == "" && array != "" && k != game.KindObject {
+				if !slices.Contains(out[array], k.String()) {
+					out[array] = append(out[array], k.String())
+				}
+			}
+			in := array
+			switch s.Op {
+			case game.OpArray:
+				in = s.Name
+			case game.OpObject, game.OpRepeat, game.OpPairs:
+				in = "" // elements that are objects: their fields have names
+			}
+			walk(s.Body, in)
+			walk(s.Else, in)
+			for _, c := range s.Cases {
+				walk(c.Body, in)
+			}
+		}
+	}
+	for _, l := range game.Layouts() {
+		walk(l, "")
+	}
+	return out
 }
 
 // gameFieldType picks the Wireshark storage for a decoder field from the

@@ -27,6 +27,7 @@
   var tip = document.getElementById("tip");
   var range = document.getElementById("range");
 
+  function r1(v) { return Math.round(v * 10) / 10; }
   function fmt(t) { return t.toFixed(t < 10 ? 3 : 2) + "s"; }
   function apply() {
     var x0 = view[0] / dur * W, w = Math.max((view[1] - view[0]) / dur * W, 1e-6);
@@ -68,9 +69,9 @@
     var id = svg.id.slice(f.id.length + 1);
     switch (id) {
       case "rtt": return s.rtt_min[i] < 0 ? "no ACK matched" : "RTT " + s.rtt_min[i] + "–" + s.rtt_max[i] + " ms";
-      case "dg": return "c2s " + s.dg_c2s[i] + "/s, s2c " + s.dg_s2c[i] + "/s";
-      case "bytes": return "c2s " + s.bytes_c2s[i] + " B/s, s2c " + s.bytes_s2c[i] + " B/s";
-      case "re": return "retransmissions " + s.retransmits[i] + "/s";
+      case "dg": return "c2s " + r1(s.dg_c2s[i]) + "/s, s2c " + r1(s.dg_s2c[i]) + "/s";
+      case "bytes": return "c2s " + r1(s.bytes_c2s[i]) + " B/s, s2c " + r1(s.bytes_s2c[i]) + " B/s";
+      case "re": return "retransmissions " + r1(s.retransmits[i]) + "/s";
     }
     return "";
   }
@@ -124,8 +125,9 @@
     setTimeout(function () { el.classList.remove("hl"); }, 2500);
   }
   document.getElementById("anomalies").addEventListener("click", function (e) {
-    var tr = e.target.closest && e.target.closest("tr.anomaly");
-    if (!tr) { return; }
+    if (e.target.closest && e.target.closest("button.expand")) { return; }
+    var tr = e.target.closest && e.target.closest("tr.anomaly, tr.acode");
+    if (!tr || !tr.hasAttribute("data-t")) { return; }
     var t = parseFloat(tr.getAttribute("data-t")) || 0, flow = tr.getAttribute("data-flow");
     var lad = tr.getAttribute("data-ladder"), frame = tr.getAttribute("data-frame");
     var pad = Math.max(dur / 50, 0.5);
@@ -147,7 +149,8 @@
   // the embedded data, formatted as the page's Go template formats them.
   var DASH = "\u2013";
   function orDash(v) { return v === null || v === undefined ? DASH : String(v); }
-  function secs(t) { return t.toFixed(2) + "s"; }
+  function secs(t) { return t.toFixed(3) + " s"; }
+  function relT(t) { return t === null || t === undefined ? DASH : secs(t); }
   function ms(v) { return v.toFixed(1); }
   function pct(v) { return ((v || 0) * 100).toFixed(1) + "%"; }
   function cell(tr, text, cls) {
@@ -174,7 +177,11 @@
         cell(tr, p.name || DASH, "pname"); cell(tr, orDash(p.peer_id));
         var a = cell(tr, f ? "" : p.address);
         if (f) { link(a, f.id, p.address); }
-        cell(tr, orDash(p.joined)); cell(tr, orDash(p.left) + " " + p.left_how);
+        cell(tr, p.already_connected ? "before the capture" : relT(p.joined_t)); cell(tr, relT(p.entered_t));
+        cell(tr, (p.left_t === null || p.left_t === undefined ? "" : relT(p.left_t) + " ") + p.left_text);
+        var v = p.verdict;
+        cell(tr, v.verdict === "never entered" ? v.verdict + ": " + v.cause : v.verdict,
+          "verdict " + (v.verdict === "entered" ? "vd-entered" : v.verdict === "never entered" ? "vd-never" : "vd-unknown")).title = v.text;
         cell(tr, p.checksum.verdict, "verdict v-" + p.checksum.verdict).title = p.checksum.text;
         cell(tr, rtt(p, "c2s")); cell(tr, rtt(p, "s2c"));
         cell(tr, pct(ratio.c2s) + " / " + pct(ratio.s2c));
@@ -190,13 +197,13 @@
         return tr;
       });
     },
-    anomalies: function (d) {
-      return d.anomalies.map(function (a) {
+    anomalies: function (d, code) {
+      return d.anomalies.filter(function (a) { return a.code === code; }).map(function (a) {
         var tr = document.createElement("tr");
-        tr.className = "anomaly sev-" + a.severity;
+        tr.className = "anomaly sub sev-" + a.severity;
         tr.setAttribute("data-t", String(a.t)); tr.setAttribute("data-flow", a.flow || "");
         tr.setAttribute("data-frame", String(a.frame)); tr.setAttribute("data-ladder", a.ladder || "");
-        cell(tr, a.code, "code"); cell(tr, a.severity); cell(tr, String(a.frame)); cell(tr, secs(a.t));
+        cell(tr, a.code, "code"); cell(tr, a.severity); cell(tr, ""); cell(tr, String(a.frame)); cell(tr, secs(a.t));
         cell(tr, a.flow || ""); cell(tr, a.message);
         var go = cell(tr, "");
         if (a.ladder) { link(go, a.ladder, "ladder", "go-ladder"); go.appendChild(document.createTextNode(" ")); }
@@ -215,6 +222,21 @@
   }
   document.querySelectorAll("button.show-all").forEach(function (btn) {
     btn.addEventListener("click", function () { showAll(btn); });
+  });
+  // A code's row opens (and closes) every occurrence the data lists.
+  document.querySelectorAll("button.expand").forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      var tr = btn.closest("tr"), code = btn.getAttribute("data-code");
+      if (btn.classList.toggle("open")) {
+        var frag = document.createDocumentFragment();
+        rowsOf.anomalies(getData(), code).forEach(function (r) { frag.appendChild(r); });
+        tr.parentNode.insertBefore(frag, tr.nextSibling);
+        btn.textContent = btn.textContent.replace("\u25b8", "\u25be");
+      } else {
+        while (tr.nextSibling && tr.nextSibling.classList && tr.nextSibling.classList.contains("sub")) { tr.parentNode.removeChild(tr.nextSibling); }
+        btn.textContent = btn.textContent.replace("\u25be", "\u25b8");
+      }
+    });
   });
 
   apply();

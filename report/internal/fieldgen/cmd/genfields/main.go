@@ -1,7 +1,7 @@
 // Command genfields writes report/query/gamefields_gen.go; go generate ./report/query
 // runs it:
 //
-//	go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go -game ../../dissect/game -dissect ../../dissect
+//	go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go
 package main
 
 import (
@@ -14,10 +14,8 @@ import (
 
 func main() {
 	out := flag.String("o", "gamefields_gen.go", "output file")
-	game := flag.String("game", "../dissect/game", "the dissect/game package directory")
-	dissect := flag.String("dissect", "../dissect", "the dissect package directory")
 	flag.Parse()
-	src, err := fieldgen.Generate(*game, *dissect)
+	src, err := fieldgen.Generate()
 	if err == nil {
 		err = os.WriteFile(*out, src, 0o644)
 	}
