@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bcdump/bcdump/dissect/game"
@@ -117,4 +118,28 @@ func TestBranchesOfMatchesGenerator(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzBranchesOf: the tracer reads any payload without a panic, a hang or
+// a branch outside Branches.
+func FuzzBranchesOf(f *testing.F) {
+	for _, op := range slices.Sorted(maps.Keys(game.Layouts())) {
+		rng := rand.New(rand.NewPCG(uint64(op), 9))
+		for i := range 3 {
+			f.Add(encode(rng, op, i == 2).payload)
+		}
+	}
+	f.Add([]byte{0x21, 0x01, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
+	f.Add([]byte{0x03, 0, 0, 0x08, 0x80})
+	known := map[string]bool{}
+	for _, b := range Branches() {
+		known[b] = true
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		for _, b := range BranchesOf(p) {
+			if !known[b] && !strings.Contains(b, "/directory ") && !strings.Contains(b, "/filter ") {
+				t.Fatalf("branch %q is not in Branches()", b)
+			}
+		}
+	})
 }
