@@ -9,7 +9,6 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -216,13 +215,4 @@ func (m *Manifest) Save(w io.Writer) error {
 	out := emptyList.ReplaceAll(buf.Bytes(), []byte("$1$2[\n$1]$3"))
 	_, err := w.Write(out)
 	return err
-}
-
-// SaveFile writes m to path with Save.
-func (m *Manifest) SaveFile(path string) error {
-	var b strings.Builder
-	if err := m.Save(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

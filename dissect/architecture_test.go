@@ -37,6 +37,7 @@ var reportRank = map[string]int{
 	"report/render":     1,
 	"report/query":      2,
 	"report/stats":      2,
+	"report/columnar":   2,
 	"report/diff":       3,
 	"report/profile":    3,
 	"report/story":      3,

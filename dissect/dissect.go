@@ -27,10 +27,17 @@ type Options struct {
 	// written by bcdump decrypt -w, or --plain): they are decoded as they
 	// are.
 	Plain bool
+	// MaxFlowBytes bounds the estimated state of all active flows
+	// together (transport.Config.MaxFlowBytes); 0 is the default,
+	// transport.DefaultMaxFlowBytes.
+	MaxFlowBytes int
 	// AutoPorts asks the caller (bcdump -p auto) to look for BC traffic on
 	// other UDP ports in each capture first (PortFinder) and add those
 	// ports; the Dissector itself does not read it.
 	AutoPorts bool
+	// Trace fills in what trace files (packet_trace.log, OBCTRACE) do not
+	// record: the server's address, the tick length.
+	Trace capture.TraceOptions
 }
 
 // Dissector decodes packets one at a time, in capture order. A Session
@@ -70,8 +77,12 @@ func New(opt Options) *Dissector {
 	if len(ports) == 0 {
 		ports = []uint16{DefaultPort}
 	}
+	cfg := transport.DefaultConfig()
+	if opt.MaxFlowBytes > 0 {
+		cfg.MaxFlowBytes = opt.MaxFlowBytes
+	}
 	return &Dissector{ports: ports, manifest: opt.Manifest, plain: opt.Plain, maxEvents: MaxHeldEvents,
-		track: transport.NewTracker(transport.DefaultConfig())}
+		track: transport.NewTracker(cfg)}
 }
 
 func (d *Dissector) isGamePort(p uint16) bool {

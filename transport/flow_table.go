@@ -314,7 +314,7 @@ func (t *Tracker) resize(f *flow) {
 func (t *Tracker) evictFlow(victim *flow) {
 	mark := len(t.events)
 	t.flowEvent(victim, max(victim.lastFr[C2S], victim.lastFr[S2C]), -1, anomaly.NoOffset, victim.last, anomaly.TrackingLimit,
-		"flow evicted after %s idle: the state of the active flows reached the %s bound (MaxFlowBytes; %d flows active)",
+		"flow evicted after %s idle: the state of the active flows reached the %s bound (--flow-memory; %d flows active)",
 		time.Duration(t.now-victim.last), byteSize(t.cfg.MaxFlowBytes), len(t.flows))
 	t.checkTimeouts(victim)
 	t.finishFlow(victim, "when its flow was evicted")

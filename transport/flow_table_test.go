@@ -214,7 +214,7 @@ func TestFlowTableEvictionNote(t *testing.T) {
 		t.Fatalf("events %+v", ev)
 	}
 	want := "flow evicted after 1s idle: the state of the active flows reached the"
-	if !strings.HasPrefix(ev[0].Message(), want) || !strings.HasSuffix(ev[0].Message(), "bound (MaxFlowBytes; 1 flows active)") {
+	if !strings.HasPrefix(ev[0].Message(), want) || !strings.HasSuffix(ev[0].Message(), "bound (--flow-memory; 1 flows active)") {
 		t.Errorf("message %q, want %q...", ev[0].Message(), want)
 	}
 }

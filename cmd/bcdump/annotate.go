@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report/filter"
@@ -69,9 +69,8 @@ func (a *annotations) Events(ev []dissect.Event) error {
 func (a *annotations) Finish(end []dissect.Event) error { return a.Events(end) }
 
 // writeAnnotated copies the selected frames of capture name to out
-// (pcapng; "-" is stdout) with their comments. A file is written under a
-// temporary name in its directory and renamed when complete, so an
-// interrupted run never leaves a half-written file under the final name.
+// (pcapng; "-" is stdout) with their comments, under the rules of package
+// outfile.
 func writeAnnotated(s *streams, name, source, out string, flt *filter.Filter, ports []uint16, a *annotations) error {
 	r, err := capture.Open(name, capture.Options{Ports: ports, AllFrames: true})
 	if err != nil {
@@ -91,34 +90,25 @@ func writeAnnotated(s *streams, name, source, out string, flt *filter.Filter, po
 		}
 		return bw.Flush()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	inputs := []string{name} // the capture, or stdin's copy
+	if source == "stdin" {
+		inputs = append(inputs, "-")
+	}
+	f, err := outfile.Create(out, s.outputRules(inputs...))
 	if err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
+		return fmt.Errorf("-w: %w", err)
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil { // as os.Create would (CreateTemp makes 0600)
-		return fmt.Errorf("-w %s: %w", out, err)
-	}
-	bw := bufio.NewWriterSize(tmp, 64<<10)
+	defer f.Abort()
+	bw := bufio.NewWriterSize(f, 64<<10)
 	if err := copyFrames(bw, r, shb, a); err != nil {
 		return fmt.Errorf("-w %s: %w", out, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("-w %s: %w", out, err)
 	}
-	if err := tmp.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("-w %s: %w", out, err)
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fmt.Errorf("-w %s: %w", out, err)
-	}
-	done = true
 	return nil
 }
 

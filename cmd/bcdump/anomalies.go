@@ -52,6 +52,9 @@ Formats: table, json (one array), markdown (the table of bcdump help anomalies).
 }
 
 func runAnomalies(s *streams, o *anomaliesOptions, args []string, fl *pflag.FlagSet) error {
+	if err := o.text(fl, o.format); err != nil {
+		return err
+	}
 	codes, err := selectAnomalies(args)
 	if err != nil {
 		return err

@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report/diff"
+	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/story"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -85,10 +87,11 @@ func severityNames() []string {
 var codeContext = regexp.MustCompile(`anomalies\.code\s*(==|!=|eq|ne)\s*$`)
 
 // completeFilter completes the last word of a -Y expression: a field name
-// (bcdump fields), or an anomaly code after "anomalies.code ==". Each
+// (bcdump fields; the session.* fields too for session), or an anomaly
+// code after "anomalies.code ==". Each
 // completion is the whole expression, as the shell matches it against the
 // word being completed.
-func completeFilter(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func completeFilter(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	i := strings.LastIndexAny(toComplete, " !()") + 1
 	prefix, word := toComplete[:i], toComplete[i:]
 	var out []cobra.Completion
@@ -100,7 +103,11 @@ func completeFilter(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
-	for _, name := range query.FieldSchema().Names() {
+	var schema filter.Schema = query.FieldSchema()
+	if cmd.Name() == "session" {
+		schema = story.Schema{Schema: schema}
+	}
+	for _, name := range schema.Names() {
 		if strings.HasPrefix(name, word) {
 			out = append(out, prefix+name)
 		}

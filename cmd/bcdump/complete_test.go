@@ -23,8 +23,8 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"read", "--format", ""}, []string{"table", "json", "hex"}},
-		{[]string{"read", "-F", ""}, []string{"table", "json", "hex"}},
+		{[]string{"read", "--format", ""}, []string{"table", "json", "hex", "parquet"}},
+		{[]string{"read", "-F", ""}, []string{"table", "json", "hex", "parquet"}},
 		{[]string{"diff", "--format", ""}, []string{"text", "json"}},
 		{[]string{"stats", "--format", ""}, []string{"table", "json"}},
 		{[]string{"anomalies", "--format", ""}, []string{"table", "json", "markdown"}},
@@ -42,6 +42,16 @@ func TestCompletion(t *testing.T) {
 	}
 	if got := complete(t, "read", "-Y", "frame > 3 and messages.reassembled.fr"); !slices.Equal(got, []string{"frame > 3 and messages.reassembled.frags"}) {
 		t.Errorf("-Y second field: %q", got)
+	}
+	// session.* fields only where they work: bcdump session -Y.
+	if got := complete(t, "session", "-Y", "session.verd"); !slices.Equal(got, []string{"session.verdict"}) {
+		t.Errorf("session -Y session field: %q", got)
+	}
+	if got := complete(t, "session", "-Y", "messages.opcode_n"); !slices.Equal(got, []string{"messages.opcode_name"}) {
+		t.Errorf("session -Y datagram field: %q", got)
+	}
+	if got := complete(t, "read", "-Y", "session."); len(got) != 0 {
+		t.Errorf("read -Y offers session fields: %q", got)
 	}
 	if got := complete(t, "read", "-Y", `anomalies.code == "checksum-`); len(got) == 0 || !strings.HasPrefix(got[0], `anomalies.code == "checksum-`) || !strings.HasSuffix(got[0], `"`) {
 		t.Errorf("-Y anomaly code: %q", got)

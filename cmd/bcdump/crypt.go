@@ -63,7 +63,7 @@ deciphered payloads (UDP checksums fixed), for Wireshark users.`,
 		},
 	}
 	cmd.Flags().StringVar(&hexIn, "hex", "", "a datagram in hex (any case, spaces allowed)")
-	cmd.Flags().StringVarP(&out, "write", "w", "", "write the deciphered capture to this file")
+	cmd.Flags().StringVarP(&out, "write", "w", "", "write the deciphered capture to this file (- for stdout)")
 	cmd.Flags().StringSliceVarP(&portsFlag, "port", "p", nil, `additional game port (repeatable); "auto" looks for BC traffic on other ports`)
 	return cmd
 }

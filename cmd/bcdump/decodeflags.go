@@ -18,12 +18,17 @@ type decodeFlags struct {
 	manifest string
 	failOn   string
 	plain    bool
+	trace    traceFlags
+	// flowMemory bounds the tracked flows' state (--flow-memory).
+	flowMemory string
 }
 
 func (o *decodeFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
 	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
+	o.trace.register(f)
+	f.StringVar(&o.flowMemory, "flow-memory", defaultFlowMemory, "bound on the estimated memory of the flows tracked at once (like 512MiB, 2GiB); past it the least recently active flow is finished early, with a tracking-limit note")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
 }
 
@@ -53,6 +58,17 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 	}
 	opt.Ports, opt.AutoPorts = ports, auto
 	opt.Plain = o.plain
+	if opt.Trace, err = o.trace.options(); err != nil {
+		return opt, err
+	}
+	if o.flowMemory != "" {
+		if opt.MaxFlowBytes, err = parseByteSize(o.flowMemory); err != nil {
+			return opt, fmt.Errorf("--flow-memory %w", err)
+		}
+		if limitMemory != nil {
+			limitMemory(int64(opt.MaxFlowBytes) + memoryHeadroom)
+		}
+	}
 	if o.manifest != "" {
 		m, err := checksum.LoadFile(o.manifest)
 		if err != nil {

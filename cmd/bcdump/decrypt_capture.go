@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report/quote"
@@ -17,6 +17,12 @@ import (
 // payload of every game datagram on the game ports (GameSpy text is already
 // plain) and fixing UDP checksums, so Wireshark shows the plaintext.
 func decryptCapture(s *streams, in, out string, ports []uint16) error {
+	rules := s.outputRules(in)
+	if out != "-" {
+		if err := outfile.Check(out, rules); err != nil {
+			return fmt.Errorf("-w: %w", err)
+		}
+	}
 	opt := capture.Options{Ports: ports, AllFrames: true}
 	var r *capture.Reader
 	var err error
@@ -32,14 +38,18 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 	if r.Plaintext() {
 		return fmt.Errorf("%s is marked as written by decrypt -w: its game payloads are deciphered already", r.Name())
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
+	var dst io.Writer = s.out
+	if out != "-" {
+		f, err := outfile.Create(out, rules)
+		if err != nil {
+			return fmt.Errorf("-w: %w", err)
+		}
+		defer f.Abort() // a capture that cannot be read to its end leaves no output
+		dst = f
 	}
-	bw := bufio.NewWriter(f)
+	bw := bufio.NewWriter(dst)
 	w, err := capture.NewPlaintextWriterFor(bw, r)
 	if err != nil {
-		f.Close()
 		return err
 	}
 	var p capture.Packet
@@ -57,7 +67,6 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 			n++
 		}
 		if err := w.Write(&p); err != nil {
-			f.Close()
 			return err
 		}
 	}
@@ -71,11 +80,17 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 	if err := bw.Flush(); err != nil && readErr == nil {
 		readErr = err
 	}
-	if err := f.Close(); err != nil && readErr == nil {
-		readErr = err
+	if readErr != nil {
+		return readErr
 	}
-	if readErr == nil {
-		fmt.Fprintf(s.err, "bcdump: wrote %s: %d game datagrams deciphered\n", quote.Name(out), n)
+	if f, ok := dst.(*outfile.File); ok {
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("-w %s: %w", out, err)
+		}
 	}
-	return readErr
+	if out == "-" {
+		out = "stdout"
+	}
+	fmt.Fprintf(s.err, "bcdump: wrote %s: %d game datagrams deciphered\n", quote.Name(out), n)
+	return nil
 }

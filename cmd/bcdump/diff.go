@@ -52,8 +52,11 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 			if err := o.prof.check(cmd.Flags()); err != nil {
 				return err
 			}
+			if err := o.text(cmd.Flags(), o.format); err != nil {
+				return err
+			}
 			if o.prof.on {
-				return runProfileDiffCmd(s, o, args[0], args[1])
+				return runProfileDiffCmd(s, o, args[0], args[1], cmd.Flags())
 			}
 			return runDiff(s, o, args[0], args[1], cmd.Flags())
 		},
@@ -68,6 +71,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
+	o.trace.register(f)
 	o.prof.register(f)
 	o.fitFlags.register(f)
 	return cmd

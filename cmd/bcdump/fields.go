@@ -40,6 +40,9 @@ is: only bcdump session takes them, to list the matching players.`,
 }
 
 func runFields(s *streams, format string, o *fitFlags, fl *pflag.FlagSet) error {
+	if err := o.text(fl, format); err != nil {
+		return err
+	}
 	fields := query.FieldSchema().Fields()
 	for _, f := range story.Fields {
 		fields = append(fields, query.Field{Path: f.Path, Type: f.Type, Records: "session (bcdump session -Y only)", Meaning: f.Meaning})

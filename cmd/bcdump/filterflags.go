@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report/filter"
@@ -25,7 +28,25 @@ func (o *filterFlag) compile() (*filter.Filter, error) {
 	if o.expr == "" {
 		return nil, nil
 	}
-	return filter.Compile(o.expr, query.FieldSchema())
+	f, err := filter.Compile(o.expr, query.FieldSchema())
+	return f, sessionFieldHint(err)
+}
+
+// sessionFieldHint turns "unknown field" for a session.* field into a
+// pointer to the one command that has them.
+func sessionFieldHint(err error) error {
+	var fe *filter.Error
+	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Msg, "unknown field") || fe.Pos+fe.Len > len(fe.Expr) {
+		return err
+	}
+	field := strings.TrimPrefix(fe.Expr[fe.Pos:fe.Pos+fe.Len], filter.Prefix)
+	if !strings.HasPrefix(field, "session.") {
+		return err
+	}
+	hint := *fe
+	hint.Msg = "'" + field + "' is a session field: session.* fields are for `bcdump session -Y`"
+	hint.Hint = "`bcdump fields` lists every field and where it applies"
+	return &hint
 }
 
 // selected puts a Select with f in front of rep (rep itself when f is nil).

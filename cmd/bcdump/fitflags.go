@@ -12,10 +12,10 @@ import (
 )
 
 // fitFlags are --wide and --width for the commands whose tables fit the
-// terminal (session, stats, fields, anomalies, diff): on a terminal the
-// tables fit its width (COLUMNS overrides what it says); piped, or with
-// --wide, they are whole, as they always were; --width N fits N columns
-// anywhere. See the help topic "terminal".
+// terminal (session, stats, fields, anomalies, diff, profile): on a
+// terminal the tables fit its width (COLUMNS overrides what it says);
+// piped, or with --wide, they are whole, as they always were; --width N
+// fits N columns anywhere. See the help topic "terminal".
 type fitFlags struct {
 	wide  bool
 	width int
@@ -24,6 +24,20 @@ type fitFlags struct {
 func (o *fitFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&o.wide, "wide", false, "tables: whole lines even on a terminal (as when piped)")
 	f.IntVar(&o.width, "width", 0, "tables: fit N columns (default: the terminal's width on a terminal, no limit when piped)")
+}
+
+// text rejects --wide and --width with a format other than text, the
+// text formats (table, text) and "" (read's default): as read does, so
+// that a flag that would do nothing says so.
+func (o *fitFlags) text(fl *pflag.FlagSet, format string) error {
+	switch format {
+	case "table", "text", "":
+		return nil
+	}
+	if fl.Changed("wide") || fl.Changed("width") {
+		return fmt.Errorf("--wide and --width shape the text tables; --format %s has none", format)
+	}
+	return nil
 }
 
 // columns is the width the tables fit on out; 0 is no limit.

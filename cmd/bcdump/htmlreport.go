@@ -2,18 +2,22 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/report/htmlreport"
 )
 
 type htmlReportOptions struct {
 	decodeFlags
 	filterFlag
-	out string
+	out  string
+	keep bool // -o not given: the default name is not replaced
 }
 
 func newHTMLReportCmd(s *streams) *cobra.Command {
@@ -44,10 +48,13 @@ all" draws the rest from the page's data. Only the first 32 flows are
 charted. -Y keeps only the datagrams and events a display filter selects.
 The page embeds its data as JSON (script#bcdump-data).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runHTMLReport(s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.keep = !cmd.Flags().Changed("output")
+			return runHTMLReport(s, o, args)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "output", "o", "report.html", "the HTML file to write (- for standard output)")
+	f.StringVarP(&o.out, "output", "o", "report.html", "the HTML file to write (- for standard output); without -o an existing report.html is kept")
 	o.filterFlag.register(f, "report only matching datagrams and events")
 	o.decodeFlags.register(f)
 	return cmd
@@ -69,6 +76,13 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	b := htmlreport.New(hopt)
 	sink := selected(b, flt)
 	ins, many := expandInputs(s, files)
+	rules := s.outputRules(inputNames(ins)...)
+	rules.NoClobber = o.keep
+	if o.out != "-" {
+		if err := checkReportOutput(o.out, rules); err != nil {
+			return err
+		}
+	}
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, sink, gate)
@@ -87,7 +101,11 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	if o.out == "-" {
 		_, err = s.out.Write(page.Bytes())
 	} else {
-		err = os.WriteFile(o.out, page.Bytes(), 0o644)
+		err = outfile.WriteFile(o.out, page.Bytes(), rules)
+		var ee *outfile.ExistsError
+		if errors.As(err, &ee) { // appeared while the captures were read
+			err = checkReportOutput(o.out, rules)
+		}
 	}
 	if err != nil {
 		return err
@@ -96,4 +114,18 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 		return err
 	}
 	return gate.err()
+}
+
+// checkReportOutput refuses an output that is an input and, without -o,
+// an existing report.html.
+func checkReportOutput(out string, rules outfile.Options) error {
+	if rules.NoClobber {
+		if _, err := os.Lstat(out); err == nil {
+			return fmt.Errorf("%s exists; give -o %s to replace it, or another name", out, out)
+		}
+	}
+	if err := outfile.Check(out, rules); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -26,6 +27,7 @@ type liveOptions struct {
 	decodeFlags
 	filterFlag
 	iface    string
+	list     bool
 	format   string
 	color    string
 	cipher   bool
@@ -39,15 +41,19 @@ type liveOptions struct {
 func newLiveCmd(s *streams) *cobra.Command {
 	o := &liveOptions{}
 	cmd := &cobra.Command{
-		Use:   "live -i IFACE",
+		Use:   "live -i IFACE | --list-interfaces",
 		Short: "Sniff an interface and decode BC traffic as it flows",
 		Long: `Capture UDP on the game ports of a network interface ("any" for all) and
 print every BC datagram as it arrives, in the formats of read; each
 datagram is flushed at once, so "bcdump live -i eth0 -F json | jq" works.
 
-Linux only (AF_PACKET, no libpcap); needs root or CAP_NET_RAW. A kernel
-filter passes only UDP to or from the game ports, so other traffic costs
-nothing. Ctrl-C (SIGINT), SIGTERM, SIGHUP, a reader of stdout going away
+-i takes a name, a Windows friendly name ("Ethernet 2") or a number from
+--list-interfaces. Linux captures through AF_PACKET (root or CAP_NET_RAW),
+Windows through Npcap (npcap.com), macOS and the BSDs through /dev/bpf
+(root, or the access_bpf group on macOS); bcdump help platforms says more.
+A filter passes only UDP to or from the game ports, in the kernel on Linux
+and Windows (other traffic costs nothing there), in bcdump on macOS and
+the BSDs. Ctrl-C (SIGINT), SIGTERM, SIGHUP, a reader of stdout going away
 (SIGPIPE, as with | head), -c or --duration stops the capture: the -w file
 is completed and closed, the pending output is written, then one summary
 line (datagrams, frames, packets the kernel dropped, flows, anomalies; -v
@@ -63,9 +69,19 @@ covers all of them.`,
   bcdump live -i any -F json | jq .
   bcdump live -i lo -c 20 -w session.pcapng
   bcdump live -i eth0 -Y 'anomalies.severity == error' -w all.pcapng
-  bcdump live -i eth0 --duration 10m --fail-on error`,
+  bcdump live -i eth0 --duration 10m --fail-on error
+  bcdump live --list-interfaces`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.list {
+				if o.iface != "" {
+					return errors.New("--list-interfaces takes no -i")
+				}
+				return listInterfaces(s)
+			}
+			if o.iface == "" {
+				return errors.New(`required flag(s) "interface" not set (bcdump live --list-interfaces lists them)`)
+			}
 			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
 				return err
 			}
@@ -73,7 +89,8 @@ covers all of them.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.iface, "interface", "i", "", `interface to capture on ("any" for all)`)
+	f.StringVarP(&o.iface, "interface", "i", "", `interface to capture on: a name, a number from --list-interfaces ("any" for all on Linux)`)
+	f.BoolVarP(&o.list, "list-interfaces", "D", false, "list the interfaces live can capture on, numbered, and exit")
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or hex")
 	o.filterFlag.register(f, "show only matching datagrams and events (-w still writes every frame)")
 	o.decodeFlags.register(f)
@@ -84,8 +101,33 @@ covers all of them.`,
 	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 10m; 0: no limit)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "on stop, print the stats tables to stderr before the summary line")
 	o.widthFlags.register(f)
-	_ = cmd.MarkFlagRequired("interface")
 	return cmd
+}
+
+// listInterfaces prints the interfaces, numbered for -i, as tshark -D
+// does: "1. eth0", "2. lo (Loopback)", on Windows the device name then
+// its friendly name and description.
+func listInterfaces(s *streams) error {
+	list, err := capture.Interfaces()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for n, i := range list {
+		fmt.Fprintf(&b, "%d. %s", n+1, i.Name)
+		var about []string
+		for _, a := range []string{i.Friendly, i.Description} {
+			if a != "" {
+				about = append(about, a)
+			}
+		}
+		if len(about) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(about, ": "))
+		}
+		b.WriteByte('\n')
+	}
+	_, err = io.WriteString(s.out, b.String())
+	return err
 }
 
 // liveTick is how often capture time moves on without a packet, the status

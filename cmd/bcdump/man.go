@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 )
 
 func newManCmd() *cobra.Command {
@@ -51,7 +53,10 @@ func writeManPages(root *cobra.Command, dir string, date time.Time) error {
 	root.InitDefaultCompletionCmd() // added only when a command runs
 	for _, c := range manCommands(root) {
 		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
-		if err := os.WriteFile(filepath.Join(dir, name), manPage(c, date), 0o644); err != nil {
+		// bcdump chose the names: a link there is replaced, not written
+		// through.
+		rules := outfile.Options{ReplaceLink: true}
+		if err := outfile.WriteFile(filepath.Join(dir, name), manPage(c, date), rules); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/report/quote"
 )
 
@@ -59,7 +61,11 @@ func runManifestGenerate(s *streams, gameDir, out, name string) error {
 	if out == "" || out == "-" {
 		return m.Save(quote.JSONWriter(s.out)) // file names as \u escapes, not raw controls
 	}
-	if err := m.SaveFile(out); err != nil {
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		return fmt.Errorf("manifest generate: %w", err)
+	}
+	if err := outfile.WriteFile(out, b.Bytes(), outfile.Options{}); err != nil {
 		return fmt.Errorf("manifest generate: %w", err)
 	}
 	files, dirs := manifestCounts(m)

@@ -15,7 +15,7 @@ import (
 // findPorts reads the capture at path once, every frame, for BC traffic on
 // UDP ports other than the game ports (dissect.PortFinder).
 func findPorts(path string, opt dissect.Options) ([]uint16, error) {
-	r, err := capture.Open(path, capture.Options{Ports: opt.Ports, AllFrames: true})
+	r, err := capture.Open(path, capture.Options{Ports: opt.Ports, AllFrames: true, Trace: opt.Trace})
 	if err != nil {
 		return nil, err
 	}

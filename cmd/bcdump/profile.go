@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/report/profile"
 	"github.com/bcdump/bcdump/report/render"
@@ -17,6 +18,7 @@ type profileOptions struct {
 	dupWindow string
 	color     string
 	timeFmt   string
+	fitFlags
 }
 
 func newProfileCmd(s *streams) *cobra.Command {
@@ -46,10 +48,13 @@ Formats: table, json (a document "bcdump diff --profile" reads back).`,
 			if err := colorWithJSON(fl, o.format); err != nil {
 				return err
 			}
+			if err := o.text(fl, o.format); err != nil {
+				return err
+			}
 			if fl.Changed("time-format") && o.format == "json" {
 				return fmt.Errorf("-t changes the times of the table format; -F json has first and last always")
 			}
-			return runProfile(s, o, args)
+			return runProfile(s, o, args, fl)
 		},
 	}
 	f := cmd.Flags()
@@ -60,10 +65,11 @@ Formats: table, json (a document "bcdump diff --profile" reads back).`,
 	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "largest gap between identical payloads that counts as a duplicate")
 	o.decodeFlags.register(f)
 	o.filterFlag.register(f, "measure matching datagrams and events only")
+	o.fitFlags.register(f)
 	return cmd
 }
 
-func runProfile(s *streams, o *profileOptions, files []string) error {
+func runProfile(s *streams, o *profileOptions, files []string, fl *pflag.FlagSet) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -80,6 +86,10 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 		return err
 	}
 	on, err := useColor(o.color, s.out)
+	if err != nil {
+		return err
+	}
+	width, err := o.columns(fl, s.out)
 	if err != nil {
 		return err
 	}
@@ -103,7 +113,10 @@ func runProfile(s *streams, o *profileOptions, files []string) error {
 	if o.format == "json" {
 		err = doc.WriteJSON(s.out)
 	} else {
-		err = doc.WriteTableOpts(s.out, profile.TableOptions{Time: tf, Color: on})
+		lf := newLineFitter(s.out, width, tableMarks)
+		if err = doc.WriteTableOpts(lf, profile.TableOptions{Time: tf, Color: on, Width: width}); err == nil {
+			err = lf.Close()
+		}
 	}
 	if err != nil {
 		return err

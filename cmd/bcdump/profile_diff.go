@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/profile"
 	"github.com/bcdump/bcdump/report/quote"
@@ -103,7 +104,7 @@ change; exit status 1 when one is outside tolerance and not accepted by
 accepted and exits 0 once FILE is written (2 if it cannot be).
 --tolerance, --baseline, --write-baseline and --dup-window need --profile.`
 
-func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, oldName, newName string) error {
+func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, width int, oldName, newName string) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", format)
 	}
@@ -114,6 +115,15 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	window, err := parseDupWindow(o.dupWindow)
 	if err != nil {
 		return err
+	}
+	rules := s.outputRules(oldName, newName)
+	if o.baseline != "" {
+		rules.Inputs = append(rules.Inputs, o.baseline)
+	}
+	if o.writeBaseline != "" {
+		if err := outfile.Check(o.writeBaseline, rules); err != nil {
+			return fmt.Errorf("--write-baseline: %w", err)
+		}
 	}
 	var base *profile.Baseline
 	if o.baseline != "" {
@@ -141,7 +151,10 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	if format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
-		err = res.WriteText(s.out)
+		lf := newLineFitter(s.out, width, diffMarks)
+		if err = res.WriteTextWidth(lf, width); err == nil {
+			err = lf.Close()
+		}
 	}
 	if err != nil {
 		return err
@@ -151,7 +164,7 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 		if err := res.Baseline().WriteJSON(&buf); err != nil {
 			return err
 		}
-		if err := os.WriteFile(o.writeBaseline, buf.Bytes(), 0o644); err != nil {
+		if err := outfile.WriteFile(o.writeBaseline, buf.Bytes(), rules); err != nil {
 			return fmt.Errorf("--write-baseline: %w", err)
 		}
 		// The drift is now accepted: writing the baseline was the job.
@@ -226,7 +239,7 @@ func isJSONDoc(br *bufio.Reader) bool {
 }
 
 // runProfileDiffCmd is `diff --profile`, with diff's shared flags.
-func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string) error {
+func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string, fl *pflag.FlagSet) error {
 	if oldName == "-" && newName == "-" {
 		return fmt.Errorf("diff: only one side can be read from stdin")
 	}
@@ -234,5 +247,9 @@ func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string) erro
 	if err != nil {
 		return err
 	}
-	return runProfileDiff(s, &o.prof, o.format, o.ignore, dopt, oldName, newName)
+	width, err := o.columns(fl, s.out)
+	if err != nil {
+		return err
+	}
+	return runProfileDiff(s, &o.prof, o.format, o.ignore, dopt, width, oldName, newName)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report/filter"
@@ -24,6 +25,7 @@ type readOptions struct {
 	count   int
 	context int
 	write   string
+	output  string
 	widthFlags
 }
 
@@ -73,7 +75,8 @@ given.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or hex")
+	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json, hex or parquet (with -o)")
+	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, one row per message (bcdump help traces)")
 	o.filterFlag.register(f, "show only matching records")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
 	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")
@@ -124,7 +127,14 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	ins, many := expandInputs(s, files)
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
-	if printing {
+	pq, err := startParquet(s, o.format, o.output, files)
+	if err != nil {
+		return err
+	}
+	defer pq.abort()
+	if pq != nil {
+		rep = pq.w
+	} else if printing {
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
@@ -136,6 +146,11 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 	}
 	if o.write != "" && many {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))
+	}
+	if o.write != "" && o.write != "-" {
+		if err := outfile.Check(o.write, s.outputRules(inputNames(ins)...)); err != nil {
+			return fmt.Errorf("-w: %w", err)
+		}
 	}
 	marker, _ := rep.(render.FileMarker)
 	run := &inputRun{s: s, many: many}
@@ -158,6 +173,9 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 		run.done = capped // -c reached: the rest is not read
 		return !isInputError(err) || n > 0, err
 	})
+	if err == nil {
+		err = pq.commit()
+	}
 	if err != nil {
 		return err
 	}
@@ -254,11 +272,12 @@ func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.R
 		defer cleanup()
 	}
 	others := &otherPorts{}
-	copt := capture.Options{Ports: opt.Ports, OtherPort: others.add}
+	copt := capture.Options{Ports: opt.Ports, OtherPort: others.add, Trace: opt.Trace}
 	r, err := openCaptureWith(s, name, copt)
 	if err != nil {
 		return nil, false, &inputError{err}
 	}
+	sayLacks(s, r)
 	others.start(r, opt.Plain || r.Plaintext(), !opt.AutoPorts)
 	var fw *capture.Follow
 	defer func() {

@@ -109,6 +109,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
+	root.AddCommand(newConvertCmd(s))
 	installHelp(root, s)
 	registerCompletions(root)
 	root.SetOut(s.out) // the completion scripts are bound to it when made
@@ -183,6 +184,9 @@ func withUsage(cmd *cobra.Command) {
 func useColor(mode string, w io.Writer) (bool, error) {
 	switch mode {
 	case "always":
+		if f, ok := w.(*os.File); ok {
+			vtReady(f) // a Windows console shows the escapes as colours if it can
+		}
 		return true, nil
 	case "never":
 		return false, nil
@@ -191,7 +195,7 @@ func useColor(mode string, w io.Writer) (bool, error) {
 			return false, nil
 		}
 		f, ok := w.(*os.File)
-		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())), nil
+		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) && vtReady(f), nil
 	}
 	return false, fmt.Errorf("--color must be auto, always or never, not %q", mode)
 }

@@ -60,6 +60,9 @@ see bcdump help session; bcdump help verdicts lists the verdict rules).`,
 			if err := colorWithJSON(fl, o.format); err != nil {
 				return err
 			}
+			if err := o.text(fl, o.format); err != nil {
+				return err
+			}
 			return runSession(s, o, args, fl)
 		},
 	}

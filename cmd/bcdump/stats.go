@@ -52,6 +52,9 @@ whole flow's); the header names the filter.`,
 			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
 				return err
 			}
+			if err := o.text(cmd.Flags(), o.format); err != nil {
+				return err
+			}
 			return runStats(s, o, args, cmd.Flags())
 		},
 	}

@@ -5,20 +5,37 @@ import (
 	"strings"
 )
 
+// Release builds (.ci/release) stamp these with -ldflags -X; they win over
+// the build information, which a build outside a Git checkout or with
+// -buildvcs=false lacks.
+var (
+	stampVersion string // the release's version, e.g. v1.3.0
+	stampCommit  string // the full commit hash
+	stampDate    string // the commit's date, RFC 3339 in UTC
+)
+
 // versionString is what --version prints after "bcdump ": the module
 // version (or "(devel)" for a build from a work tree), the VCS revision,
 // its time and whether the tree was modified, and the Go version, from
-// the build information the Go toolchain embeds.
+// the build information the Go toolchain embeds and the release stamp.
 func versionString() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "(unknown: built without module information)"
+		bi = &debug.BuildInfo{}
+		if stampVersion == "" {
+			return "(unknown: built without module information)"
+		}
 	}
-	return formatVersion(bi)
+	return formatVersion(bi, stamp{stampVersion, stampCommit, stampDate})
 }
 
-func formatVersion(bi *debug.BuildInfo) string {
+type stamp struct{ version, commit, date string }
+
+func formatVersion(bi *debug.BuildInfo, st stamp) string {
 	v := bi.Main.Version
+	if st.version != "" {
+		v = st.version
+	}
 	if v == "" {
 		v = "(devel)"
 	}
@@ -34,6 +51,9 @@ func formatVersion(bi *debug.BuildInfo) string {
 				modified = ", modified"
 			}
 		}
+	}
+	if st.commit != "" {
+		rev, at, modified = st.commit, st.date, ""
 	}
 	var b strings.Builder
 	b.WriteString(v)

@@ -13,6 +13,7 @@ import (
 // that is not a terminal, keep the whole lines.
 func TestWidth(t *testing.T) {
 	session2 := filepath.Join(testdata, "captures", "openbc-session-2.pcap")
+	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
 	battle := filepath.Join(t.TempDir(), "battle.pcap")
 	writeMerged(t, battle, dissecttest.Battle())
 	for _, args := range [][]string{
@@ -25,6 +26,9 @@ func TestWidth(t *testing.T) {
 		{"fields"},
 		{"anomalies"},
 		{"diff", samplePcap, session2},
+		{"profile", samplePcap},
+		{"profile", "--per-flow", session3},
+		{"diff", "--profile", samplePcap, session2},
 	} {
 		for _, width := range []int{80, 60} {
 			name := strings.Join(args, " ")
@@ -53,5 +57,24 @@ func TestWidth(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, nil, "session", "--wide", "--width", "80", samplePcap); code != exitTrouble || !strings.Contains(errs, "contradict") {
 		t.Errorf("--wide --width: exit %d, %q", code, errs)
+	}
+	// profile keeps the columns that matter most: opcode, name, count.
+	_, out, _ = runCLI(t, nil, "profile", "--width", "60", samplePcap)
+	if !strings.Contains(out, "| 0x21   | ChecksumResp    |     5 |") {
+		t.Errorf("profile --width 60 lost the opcode counts:\n%s", out)
+	}
+	// JSON is never fitted: the flags are refused rather than ignored.
+	for _, args := range [][]string{
+		{"session", "-F", "json", "--width", "80", samplePcap},
+		{"stats", "-F", "json", "--wide", samplePcap},
+		{"fields", "-F", "json", "--width", "80"},
+		{"anomalies", "-F", "markdown", "--wide"},
+		{"diff", "-F", "json", "--width", "80", samplePcap, session2},
+		{"profile", "-F", "json", "--wide", samplePcap},
+		{"diff", "--profile", "-F", "json", "--width", "80", samplePcap, session2},
+	} {
+		if code, out, errs := runCLI(t, nil, args...); code != exitTrouble || out != "" || !strings.Contains(errs, "shape the text tables") {
+			t.Errorf("%q: exit %d, out %q, err %q", args, code, out, errs)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/wireshark"
 )
@@ -59,7 +60,7 @@ Scripts/Multiplayer files), as <field>_name.`,
 				_, err := s.out.Write(b.Bytes())
 				return err
 			}
-			if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+			if err := outfile.WriteFile(out, b.Bytes(), outfile.Options{Inputs: manifestInput(manifest)}); err != nil {
 				return err
 			}
 			fmt.Fprintf(s.err, "bcdump: wrote %s (%d bytes)\n", quote.Name(out), b.Len())
@@ -93,7 +94,10 @@ Plugins (Ctrl+Shift+L) picks up a new version.`,
 				return err
 			}
 			path := filepath.Join(dir, pluginFile)
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			// bcdump chose this name: a link there is replaced, not
+			// written through.
+			rules := outfile.Options{Inputs: manifestInput(manifest), ReplaceLink: true}
+			if err := outfile.WriteFile(path, b.Bytes(), rules); err != nil {
 				return err
 			}
 			fmt.Fprintf(s.out, "wrote %s\nrestart Wireshark or use Analyze > Reload Lua Plugins (Ctrl+Shift+L)\n", path)
@@ -103,6 +107,15 @@ Plugins (Ctrl+Shift+L) picks up a new version.`,
 	install.Flags().StringVar(&dir, "dir", "", "plugin folder (default: Wireshark's personal Lua plugin folder)")
 	cmd.AddCommand(lua, install)
 	return cmd
+}
+
+// manifestInput is the --manifest file, an input the plugin must not be
+// written over.
+func manifestInput(manifest string) []string {
+	if manifest == "" {
+		return nil
+	}
+	return []string{manifest}
 }
 
 // pluginDir is Wireshark's personal Lua plugin folder.

@@ -15,8 +15,9 @@ const MaxLivePorts = 100
 // filterLink says where a frame's network-layer protocol and header are, so
 // one program text serves every framing a packet socket hands to its filter.
 type filterLink struct {
-	proto bpf.Instruction // loads the EtherType into A
-	l3    uint32          // offset of the IP header
+	proto    bpf.Instruction // loads the network protocol into A
+	l3       uint32          // offset of the IP header
+	ip4, ip6 []uint32        // what proto loads for IPv4 and IPv6; nil: the EtherTypes
 }
 
 var (
@@ -26,7 +27,23 @@ var (
 	// filterCooked: SOCK_DGRAM (-i any, non-Ethernet devices); the data
 	// starts at the IP header and the protocol comes from skb->protocol.
 	filterCooked = filterLink{proto: bpf.LoadExtension{Num: bpf.ExtProto}, l3: 0}
+	// filterNull: BSD loopback (lo0) and the Npcap loopback adapter, a
+	// 4-byte address family in the sender's byte order; AF_INET6 differs
+	// between systems, so every value of both byte orders is accepted.
+	filterNull = filterLink{proto: bpf.LoadAbsolute{Off: 0, Size: 4}, l3: loopbackHdrSize,
+		ip4: bothOrders(afInet),
+		ip6: bothOrders(afInet6Linux, afInet6Windows, afInet6BSD, afInet6FreeBSD, afInet6Darwin)}
 )
+
+// bothOrders is each address family as a big-endian load of a host-order
+// word reads it on either kind of host.
+func bothOrders(af ...uint32) []uint32 {
+	var out []uint32
+	for _, v := range af {
+		out = append(out, v, v<<24)
+	}
+	return out
+}
 
 const (
 	etherTypeIPv4 = 0x0800
@@ -54,9 +71,17 @@ func gameFilter(link filterLink, ports []uint16, snap uint32) ([]bpf.Instruction
 	// Each block has its own return instructions so that no jump spans
 	// more than one block's port tests.
 	var a asm
+	ip4, ip6 := link.ip4, link.ip6
+	if ip4 == nil {
+		ip4, ip6 = []uint32{etherTypeIPv4}, []uint32{etherTypeIPv6}
+	}
 	a.emit(link.proto)
-	a.jumpIf(bpf.JumpEqual, etherTypeIPv4, "ip4", "")
-	a.jumpIf(bpf.JumpEqual, etherTypeIPv6, "ip6", "")
+	for _, v := range ip4 {
+		a.jumpIf(bpf.JumpEqual, v, "ip4", "")
+	}
+	for _, v := range ip6 {
+		a.jumpIf(bpf.JumpEqual, v, "ip6", "")
+	}
 	a.emit(bpf.RetConstant{Val: 0})
 
 	a.label("ip6")

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"net/netip"
@@ -98,6 +99,28 @@ func TestGameFilter(t *testing.T) {
 				t.Errorf("cooked: pass %v, want %v", got, tt.pass)
 			}
 		})
+	}
+	// NULL framing (BSD lo0, the Npcap loopback adapter): the same
+	// verdicts, whatever the byte order and the system's AF_INET6.
+	null, err := gameFilter(filterNull, ports, MaxFrameLen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range filterCases(t) {
+		if len(tt.frame) < 14 {
+			continue
+		}
+		fams := map[uint16][]uint32{0x0800: {afInet}, 0x86dd: {afInet6Linux, afInet6Windows, afInet6BSD, afInet6FreeBSD, afInet6Darwin}}[binary.BigEndian.Uint16(tt.frame[12:])]
+		if fams == nil {
+			fams, tt.pass = []uint32{17}, false // not IP
+		}
+		for _, o := range []byteOrder{binary.LittleEndian, binary.BigEndian} {
+			for _, fam := range fams {
+				if got := runVM(t, null, loopback(o, fam, tt.frame[14:])); got != tt.pass {
+					t.Errorf("%s: null %v family %d: pass %v, want %v", tt.name, o, fam, got, tt.pass)
+				}
+			}
+		}
 	}
 	// The kernel variant assembles, and reads the protocol from skb metadata.
 	kernel, err := gameFilter(filterCooked, ports, MaxFrameLen)

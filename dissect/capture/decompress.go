@@ -38,7 +38,7 @@ func Decompress(in *bufio.Reader, name string) (out *bufio.Reader, format string
 		}
 		return bufio.NewReaderSize(zr, bufSize), "gzip", io.NopCloser(nil), nil
 	case bytes.HasPrefix(head, xzMagic):
-		zr, err := xz.NewReader(in)
+		zr, err := xz.NewReader(newXZGuard(in))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("%s: xz: %s", name, strings.TrimPrefix(err.Error(), "xz: "))
 		}

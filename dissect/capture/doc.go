@@ -5,7 +5,10 @@
 // byte order, several interfaces with different link types, several
 // sections), either of them compressed with gzip, xz or zstd, or "-" for
 // stdin. The format is
-// recognised by its magic bytes, never by the file name.
+// recognised by its magic bytes, never by the file name. The memory a
+// compressed stream's header may claim is bounded: a zstd window of 128 MiB,
+// an xz dictionary of 64 MiB (xz -9; xzGuard reads every block header before
+// the decoder does).
 //
 // The hardened path leaves parsing the containers to gopacket's pure-Go
 // pcapgo readers. In front of them sits a framer that checks every record
@@ -34,12 +37,20 @@
 // boxes the link type into CaptureInfo.AncillaryData, 2 bytes per packet
 // that takes the hardened path.)
 //
-// Live (OpenLive, Linux only) captures from a network interface through an
+// Live (OpenLive) captures from a network interface. On Linux it reads an
 // AF_PACKET socket, pure Go: a kernel BPF filter passes only UDP on the
 // game ports, loopback's outgoing copies are dropped so each datagram is
-// seen once, and "any" yields Linux cooked SLL2 frames. Its Next fills the
-// same Packet values the file reader does, so the decode downstream is
-// identical, and Stats reports the kernel's drops.
+// seen once, and "any" yields Linux cooked SLL2 frames. On Windows it is
+// Npcap through gopacket's pcap package (wpcap.dll loaded at run time, no
+// cgo), the same filter program given to the driver; on macOS and the BSDs
+// gopacket's bsdbpf sniffer, which takes no filter, so the program runs in
+// user space before decoding. Those two are a frameLive around a small
+// handle interface (live_frames.go): the interface choice (name, friendly
+// name, number), the filter, the link types (Ethernet; NULL on loopback),
+// the error mapping and the drop count are platform-independent code,
+// tested on Linux with fake handles. Every Live's Next fills the same
+// Packet values the file reader does, so the decode downstream is
+// identical, and Stats reports the kernel's (or driver's) drops.
 //
 // Writer writes frames back out as pcap or pcapng, and FixUDPChecksum
 // repairs the UDP checksum after a payload was rewritten in place.

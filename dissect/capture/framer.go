@@ -428,6 +428,11 @@ func (f *framer) keepIDBOptions() error {
 		switch code {
 		case optIfName, optIfDesc, optIfTSResol, optIfTSOffset:
 			if olen <= maxKeptOptLen {
+				if code == optIfTSResol && olen >= 1 && f.buf[r+4] == 0 {
+					// 10^-0, whole seconds; pcapgo takes 0 for "absent"
+					// (microseconds), so it gets the same unit as 2^-0.
+					f.buf[r+4] = 0x80
+				}
 				w += copy(f.buf[w:], f.buf[r:next])
 			}
 		}

@@ -3,8 +3,11 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // AnyInterface captures on every interface at once (Linux cooked framing).
@@ -32,9 +35,11 @@ const DefaultLiveBuffer = 4 << 20
 // Reasons a live capture cannot start; a *LiveError wraps one of them.
 var (
 	ErrNoInterface   = errors.New("no such interface")
-	ErrNoPermission  = errors.New("needs root or CAP_NET_RAW")
+	ErrNoPermission  = errors.New("not allowed to capture")
 	ErrInterfaceDown = errors.New("interface is down")
-	ErrLiveOS        = errors.New("live capture needs Linux (AF_PACKET)")
+	ErrNoNpcap       = errors.New("no Npcap (wpcap.dll not found)")
+	ErrLinkType      = errors.New("unsupported link type")
+	ErrLiveOS        = errors.New("live capture needs Linux, Windows (Npcap), macOS or a BSD")
 	// ErrLiveClosed is returned by Live.Next after Close.
 	ErrLiveClosed = errors.New("capture: live capture closed")
 )
@@ -45,16 +50,33 @@ type LiveError struct {
 	Err   error    // one of the Err* reasons above, or a system error
 	Known []string // for ErrNoInterface: the interfaces that do exist
 	Cause error    // the system error behind Err, if any
+
+	advice string // for ErrNoPermission: what capturing needs; "" is Linux's
 }
 
+// linuxPermissionAdvice completes "capturing on IFACE needs ..." on Linux.
+const linuxPermissionAdvice = "root or CAP_NET_RAW"
+
 func (e *LiveError) Error() string {
+	cause := ""
+	if e.Cause != nil {
+		cause = fmt.Sprintf(" (%v)", e.Cause)
+	}
 	switch e.Err {
 	case ErrNoInterface:
-		return fmt.Sprintf("live: no interface %q (interfaces: %s)", e.Iface, strings.Join(append(e.Known, AnyInterface), ", "))
+		return fmt.Sprintf("live: no interface %q (interfaces: %s; bcdump live --list-interfaces)", e.Iface, strings.Join(e.Known, ", "))
 	case ErrNoPermission:
-		return fmt.Sprintf("live: capturing on %s needs root or CAP_NET_RAW (%v)", e.Iface, e.Cause)
+		advice := e.advice
+		if advice == "" {
+			advice = linuxPermissionAdvice
+		}
+		return fmt.Sprintf("live: capturing on %s needs %s%s", e.Iface, advice, cause)
 	case ErrInterfaceDown:
 		return fmt.Sprintf("live: interface %s is down", e.Iface)
+	case ErrNoNpcap:
+		return "live: Npcap is not installed (wpcap.dll not found); get it from https://npcap.com"
+	case ErrLinkType:
+		return fmt.Sprintf("live: %s: unsupported link type%s; Ethernet and loopback interfaces work", e.Iface, cause)
 	case ErrLiveOS:
 		return "live: " + ErrLiveOS.Error()
 	}
@@ -62,6 +84,55 @@ func (e *LiveError) Error() string {
 }
 
 func (e *LiveError) Unwrap() error { return e.Err }
+
+// Interface is a network interface a live capture can use, as
+// bcdump live --list-interfaces shows it.
+type Interface struct {
+	Name        string // the system's name: eth0, en0, \Device\NPF_{GUID}
+	Friendly    string // Windows' name for it ("Ethernet 2"), if any
+	Description string // what it is ("Loopback", the adapter's model)
+	Loopback    bool
+
+	link layers.LinkType // where the system does not say: what the capture will see
+}
+
+// Label is how the interface is named in lists: its friendly name if it
+// has one, else its name.
+func (i Interface) Label() string {
+	if i.Friendly != "" {
+		return i.Friendly
+	}
+	return i.Name
+}
+
+// pickInterface finds what -i names among list: an exact device name, a
+// friendly name (any case, as Windows compares them), or a number from
+// the --list-interfaces list (counting from 1).
+func pickInterface(list []Interface, arg string) (Interface, error) {
+	for _, i := range list {
+		if i.Name == arg {
+			return i, nil
+		}
+	}
+	for _, i := range list {
+		if i.Friendly != "" && strings.EqualFold(i.Friendly, arg) {
+			return i, nil
+		}
+	}
+	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(list) {
+		return list[n-1], nil
+	}
+	return Interface{}, &LiveError{Iface: arg, Err: ErrNoInterface, Known: labels(list)}
+}
+
+// labels are the names of list as an error message shows them.
+func labels(list []Interface) []string {
+	out := make([]string, len(list))
+	for k, i := range list {
+		out[k] = i.Label()
+	}
+	return out
+}
 
 // LiveStats are the counts of a live capture so far.
 type LiveStats struct {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -73,7 +72,22 @@ func OpenLive(iface string, opt LiveOptions) (*Live, error) {
 	if iface != AnyInterface {
 		ifi, err := net.InterfaceByName(iface)
 		if err != nil {
-			return nil, &LiveError{Iface: iface, Err: ErrNoInterface, Known: interfaceNames(), Cause: err}
+			// Not a name: a number from --list-interfaces, or nothing.
+			list, lerr := Interfaces()
+			if lerr != nil {
+				return nil, &LiveError{Iface: iface, Err: lerr}
+			}
+			pick, perr := pickInterface(list, iface)
+			if perr != nil {
+				return nil, perr
+			}
+			if pick.Name == AnyInterface {
+				return OpenLive(AnyInterface, opt)
+			}
+			if ifi, err = net.InterfaceByName(pick.Name); err != nil {
+				return nil, &LiveError{Iface: iface, Err: ErrNoInterface, Known: labels(list), Cause: err}
+			}
+			iface = pick.Name
 		}
 		if ifi.Flags&net.FlagUp == 0 {
 			return nil, &LiveError{Iface: iface, Err: ErrInterfaceDown}
@@ -368,18 +382,22 @@ func (l *Live) Close() error {
 	return l.file.Close()
 }
 
-// interfaceNames lists the interfaces for an error message.
-func interfaceNames() []string {
+// Interfaces lists the interfaces live can capture on, in the order of
+// the system's interface indexes, then "any".
+func Interfaces() ([]Interface, error) {
 	ifs, err := net.Interfaces()
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	names := make([]string, 0, len(ifs))
+	list := make([]Interface, 0, len(ifs)+1)
 	for _, i := range ifs {
-		names = append(names, i.Name)
+		it := Interface{Name: i.Name, Loopback: i.Flags&net.FlagLoopback != 0}
+		if it.Loopback {
+			it.Description = "Loopback"
+		}
+		list = append(list, it)
 	}
-	slices.Sort(names)
-	return names
+	return append(list, Interface{Name: AnyInterface, Description: "all interfaces"}), nil
 }
 
 func htons(v uint16) uint16 {

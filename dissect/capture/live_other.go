@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd
 
 package capture
 
@@ -8,13 +8,16 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// Live is a live capture; it exists only on Linux (AF_PACKET).
+// Live is a live capture; this system has none (see ErrLiveOS).
 type Live struct{}
 
-// OpenLive always fails here: live capture needs Linux.
+// OpenLive always fails here: see ErrLiveOS.
 func OpenLive(iface string, opt LiveOptions) (*Live, error) {
 	return nil, &LiveError{Iface: iface, Err: ErrLiveOS}
 }
+
+// Interfaces always fails here: see ErrLiveOS.
+func Interfaces() ([]Interface, error) { return nil, &LiveError{Err: ErrLiveOS} }
 
 func (*Live) Next(*Packet) error          { return ErrLiveClosed }
 func (*Live) SetDeadline(time.Time) error { return ErrLiveOS }

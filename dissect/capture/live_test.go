@@ -12,12 +12,12 @@ func TestLiveErrorMessages(t *testing.T) {
 		err  *LiveError
 		want string
 	}{
-		{&LiveError{Iface: "eth9", Err: ErrNoInterface, Known: []string{"eth0", "lo"}},
-			`live: no interface "eth9" (interfaces: eth0, lo, any)`},
+		{&LiveError{Iface: "eth9", Err: ErrNoInterface, Known: []string{"eth0", "lo", "any"}},
+			`live: no interface "eth9" (interfaces: eth0, lo, any; bcdump live --list-interfaces)`},
 		{&LiveError{Iface: "eth0", Err: ErrNoPermission, Cause: errors.New("socket: operation not permitted")},
 			"live: capturing on eth0 needs root or CAP_NET_RAW (socket: operation not permitted)"},
 		{&LiveError{Iface: "ifb0", Err: ErrInterfaceDown}, "live: interface ifb0 is down"},
-		{&LiveError{Iface: "en0", Err: ErrLiveOS}, "live: live capture needs Linux (AF_PACKET)"},
+		{&LiveError{Iface: "en0", Err: ErrLiveOS}, "live: live capture needs Linux, Windows (Npcap), macOS or a BSD"},
 		{&LiveError{Iface: "lo", Err: fmt.Errorf("read: %w", errors.New("boom"))}, "live: lo: read: boom"},
 	}
 	for _, tt := range tests {

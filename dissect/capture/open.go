@@ -68,6 +68,11 @@ func newReader(src io.Reader, name string, size int64, closer io.Closer, opt Opt
 		}
 	}()
 
+	if kind := traceKind(in); kind != "" {
+		r.openTrace(in, kind)
+		r.setPorts(opt.Ports)
+		return r, nil
+	}
 	magic, perr := in.Peek(4)
 	switch err := perr; {
 	case len(magic) == 0 && (err == io.EOF || err == nil):

@@ -25,6 +25,17 @@ type Options struct {
 	// can look for BC traffic on other ports in the same pass. It runs on
 	// the goroutine calling Next.
 	OtherPort func(p *Packet)
+	// Trace fills in what trace files do not record.
+	Trace TraceOptions
+}
+
+// TraceOptions fill in what trace files (trace.go) do not record.
+type TraceOptions struct {
+	// Server is the server's address; zero means DefaultTraceServer.
+	// IPv4 only.
+	Server netip.AddrPort
+	// Tick is the length of an OBCTRACE tick; 0 means DefaultTraceTick.
+	Tick time.Duration
 }
 
 // Kind says what a frame turned out to be. Every frame gets exactly one kind,
@@ -84,6 +95,9 @@ type Packet struct {
 	// hosts may have lost messages before this datagram (the
 	// ip-fragment-incomplete note). Usually nil; a new slice when set.
 	Lost []Note
+	// Comment is what a trace file says of the datagram besides its bytes
+	// (packet_trace.log: its SEQ, rc and tags); "" for captures.
+	Comment string
 
 	Data           []byte // the whole captured frame
 	PayloadOffset  int    // Payload == Data[PayloadOffset:PayloadOffset+len(Payload)]
@@ -105,6 +119,7 @@ func (p *Packet) reset() {
 	p.FragFrames = nil
 	p.FragsLost = ""
 	p.Lost = nil
+	p.Comment = ""
 }
 
 // LenExcess is how many captured bytes exceed the record's original length

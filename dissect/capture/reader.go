@@ -52,6 +52,8 @@ type Reader struct {
 	ifSection int             // the section ifaces belong to
 	ancil     [1]any          // pcapng: CaptureInfo.AncillaryData, as pcapgo fills it
 	ancilLT   layers.LinkType
+
+	trace *traceState // set for packet_trace.log and OBCTRACE input
 }
 
 // Next fills p with the next matching datagram (with Options.AllFrames, the
@@ -71,6 +73,9 @@ type Reader struct {
 // Note in the next datagram returned (Packet.Lost) or, after the last one,
 // for TakeNotes.
 func (r *Reader) Next(p *Packet) error {
+	if r.trace != nil {
+		return r.nextTrace(p)
+	}
 	for {
 		if len(r.frag.given) > 0 {
 			if r.giveUp(p) {
@@ -106,6 +111,9 @@ func (r *Reader) Next(p *Packet) error {
 			}
 		}
 
+		if r.pcap == nil {
+			ci.Timestamp = saturateTime(ci.Timestamp)
+		}
 		p.reset()
 		p.Frame = r.frame
 		p.Time = ci.Timestamp
@@ -331,7 +339,7 @@ func (r *Reader) Stats() Stats { return r.stats }
 // Name is the file name used in errors ("stdin" for "-").
 func (r *Reader) Name() string { return r.name }
 
-// Format is "pcap" or "pcapng".
+// Format is "pcap", "pcapng", FormatTraceLog or FormatOBCTrace.
 func (r *Reader) Format() string { return r.format }
 
 // Plaintext reports whether the capture carries bcdump's plaintext mark
@@ -401,4 +409,25 @@ func (r *Reader) interfaceInfo(p *Packet) (pcapgo.NgInterface, bool) {
 	}
 	intf, err := r.ng.Interface(p.InterfaceIndex)
 	return intf, err == nil
+}
+
+// Capture times are kept within the years 0000 to 9999, which every
+// output writes in its fixed form: a pcapng timestamp with if_tsoffset
+// (signed seconds) can claim any second in 2^64, beyond what time.Time
+// even formats. Times outside are set to the nearest end.
+var (
+	earliestTime = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestTime   = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
+// The ends in Unix seconds.
+const earliestUnix, latestUnix = -62167219200, 253402300799
+
+func saturateTime(t time.Time) time.Time {
+	if sec := t.Unix(); sec < earliestUnix {
+		return earliestTime
+	} else if sec > latestUnix {
+		return latestTime
+	}
+	return t
 }

@@ -20,6 +20,10 @@ func TestLooksLikeCapture(t *testing.T) {
 		{"empty", nil, false},
 		{"short", []byte{0xd4, 0xc3}, false},
 		{"xz cut", []byte{0xfd, '7', 'z'}, false},
+		{"packet_trace.log", []byte("# STBC Dedicated Server - Packet Trace (DECRYPTED)\n"), true},
+		{"packet_trace.log without header", []byte("[21:14:05.137] #2 S->C Peer#0(127.0.0.1:2655) len=35"), true},
+		{"OBCTRACE", []byte("OBCTRACE\x00\x00"), true},
+		{"other comment", []byte("# notes\n"), false},
 	} {
 		if got := LooksLikeCapture(tt.head); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)

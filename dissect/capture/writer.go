@@ -64,7 +64,11 @@ func NewPlaintextWriterFor(w io.Writer, r *Reader) (*Writer, error) {
 	if snap == 0 {
 		snap = MaxFrameLen
 	}
-	wr := &Writer{format: r.Format(), linkType: r.LinkType(), out: w, src: r, plain: true,
+	format := r.Format()
+	if r.IsTrace() {
+		format = "pcapng"
+	}
+	wr := &Writer{format: format, linkType: r.LinkType(), out: w, src: r, plain: true,
 		comment: PlainMarkPcapng + ": the game payloads on the game ports were deciphered by bcdump decrypt -w"}
 	return wr, wr.start(snap, r.Nanosecond())
 }
@@ -98,6 +102,9 @@ func NewAnnotatedWriter(w io.Writer, r *Reader, comment string) (*Writer, error)
 }
 
 func newWriter(w io.Writer, format string, lt layers.LinkType, snap uint32, nanos bool, src *Reader) (*Writer, error) {
+	if src != nil && src.IsTrace() {
+		format, nanos = "pcapng", true // a copy of a trace is a capture
+	}
 	wr := &Writer{format: format, linkType: lt, out: w, src: src}
 	return wr, wr.start(snap, nanos)
 }

@@ -55,11 +55,12 @@ func loadSource(name string, r io.Reader, opt dissect.Options, keep Keep, dkeep 
 	if isJSON {
 		return loadJSON(name, br, keep)
 	}
-	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports})
+	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports, Trace: opt.Trace})
 	if err != nil {
 		return nil, err
 	}
 	defer cr.Close()
+	opt.Plain = opt.Plain || cr.Plaintext() // decrypt -w copies, packet_trace.log, OBCTRACE
 	return loadCapture(name, cr, opt, dkeep)
 }
 

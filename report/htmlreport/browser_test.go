@@ -178,6 +178,7 @@ func TestBrowser(t *testing.T) {
 			}
 
 			checkReadable(t, bin, c, d, page)
+			checkFits(t, bin, c, page)
 
 			png := filepath.Join(shots, "report-"+c.name+".png")
 			_, logs = headless(t, bin, "--hide-scrollbars", "--window-size=1280,2000", "--screenshot="+png, url)
@@ -190,7 +191,7 @@ func TestBrowser(t *testing.T) {
 			t.Logf("screenshot: %s", png)
 			if *screenshots != "" && (c.name == "sample" || c.name == "unacked-fragment") {
 				out := filepath.Join(*screenshots, "report-"+c.name+".png")
-				_, _ = headless(t, bin, "--hide-scrollbars", "--window-size=1100,1500", "--force-device-scale-factor=0.8", "--screenshot="+out, url)
+				_, _ = headless(t, bin, "--hide-scrollbars", "--window-size="+fitWidth+",1500", "--force-device-scale-factor=0.8", "--screenshot="+out, url)
 				t.Logf("help topic screenshot: %s", out)
 			}
 			if c.name == "sample" && *screenshot != "" {
@@ -198,6 +199,37 @@ func TestBrowser(t *testing.T) {
 				t.Logf("README screenshot: %s", *screenshot)
 			}
 		})
+	}
+}
+
+// fitScript records the blocks wider than the window: each server's
+// block (players table included; it scrolls sideways when too wide) and
+// the page itself.
+const fitScript = `<script>(function () {
+  var out = [];
+  document.querySelectorAll("div.server").forEach(function (d, i) {
+    if (d.scrollWidth > d.clientWidth) { out.push("server " + i + " " + d.scrollWidth + ">" + d.clientWidth); }
+  });
+  var e = document.documentElement;
+  if (e.scrollWidth > window.innerWidth) { out.push("page " + e.scrollWidth + ">" + window.innerWidth); }
+  e.setAttribute("data-fit", out.join("; ") || "ok");
+})();</script>`
+
+// fitWidth is the CSS width of the help topic's screenshots (1100 px).
+const fitWidth = "1100"
+
+// checkFits opens the page in a window as wide as the screenshots': no
+// table is cut at the right edge (the players table's last column was).
+func checkFits(t *testing.T, bin string, c reportCase, page []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), c.name+"-fit.html")
+	if err := os.WriteFile(path, bytes.Replace(page, []byte("</body>"), []byte(fitScript+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := headless(t, bin, "--window-size="+fitWidth+",900", "--dump-dom", "file://"+path)
+	m := regexp.MustCompile(`data-fit="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil || m[1] != "ok" {
+		t.Errorf("wider than a %s px window: %v", fitWidth, m)
 	}
 }
 

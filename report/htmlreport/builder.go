@@ -50,9 +50,12 @@ type Builder struct {
 	epoch     int // counts capture files (frames restart)
 	lastFrame int
 
-	flows        map[[2]netip.AddrPort]*flowState
-	order        []*flowState
-	flowsOmitted int
+	flows map[[2]netip.AddrPort]*flowState
+	order []*flowState
+	// omitted are the flows past MaxFlows, by transport.KeyHash: a few
+	// bytes each where a flowState key would take a hundred (a capture
+	// can hold millions of flows).
+	omitted map[uint64]struct{}
 
 	ladders        []*Ladder
 	errLadders     int
@@ -122,6 +125,7 @@ func New(opt Options) *Builder {
 		opt:     opt,
 		story:   story.New(),
 		flows:   make(map[[2]netip.AddrPort]*flowState),
+		omitted: make(map[uint64]struct{}),
 		pending: make(map[msgKey][]msgRef),
 	}
 	if opt.Manifest != nil {
@@ -183,10 +187,7 @@ func (b *Builder) flow(d *dissect.Datagram, t float64) *flowState {
 		return fs
 	}
 	if len(b.order) >= MaxFlows {
-		if _, ok := b.flows[key]; !ok {
-			b.flows[key] = nil
-			b.flowsOmitted++
-		}
+		b.omitted[transport.KeyHash(key[0], key[1])] = struct{}{}
 		return nil
 	}
 	fs = &flowState{key: key, bins: newBins()}
@@ -499,7 +500,7 @@ func (b *Builder) Finish(end []dissect.Event) error { return b.Events(end) }
 // Data returns what the page shows. Call it once, after Finish.
 func (b *Builder) Data() *Data {
 	d := &Data{Version: 1, Sources: b.opt.Sources, Filter: b.opt.Filter, Manifest: b.opt.ManifestName,
-		Datagrams: b.datagrams, Duration: round6(b.last), FlowsOmitted: b.flowsOmitted,
+		Datagrams: b.datagrams, Duration: round6(b.last), FlowsOmitted: len(b.omitted),
 		LaddersOmitted: b.laddersOmitted, AnomaliesOmitted: b.rowsOmitted}
 	if b.seen {
 		d.First = b.t0.UTC().Format(render.TimeLayout)

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect/game"
 
@@ -268,11 +270,13 @@ type Result struct {
 	Drift       int          `json:"drift"`
 	Accepted    int          `json:"accepted"`
 	Within      int          `json:"within"`
+	// Parity is the opcode table: which opcodes each side has.
+	Parity *Parity `json:"parity"`
 }
 
 // Passed reports whether no difference is outside tolerance (after the
-// baseline).
-func (r *Result) Passed() bool { return r.Drift == 0 }
+// baseline) and both sides have the same opcodes.
+func (r *Result) Passed() bool { return r.Drift == 0 && (r.Parity == nil || r.Parity.Missing() == 0) }
 
 // CompareOptions configure Compare; the zero value uses the default
 // tolerances, no baseline and ignores nothing.
@@ -300,7 +304,7 @@ func Compare(oldName string, old *Doc, newName string, nw *Doc, opt CompareOptio
 	if ts == nil {
 		ts = DefaultTolerances()
 	}
-	r := &Result{Old: oldName, New: newName, Tolerances: ts.String(), Differences: []Difference{}}
+	r := &Result{Old: oldName, New: newName, Tolerances: ts.String(), Differences: []Difference{}, Parity: ComparePresence(old, nw)}
 	om, nm := metrics(old), metrics(nw)
 	keys := append([]string(nil), om.keys...)
 	for _, k := range nm.keys {
@@ -391,21 +395,54 @@ func rounded(v *float64) *float64 {
 func (r *Result) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteText writes one line per difference and a summary.
-func (r *Result) WriteText(w io.Writer) error {
+func (r *Result) WriteText(w io.Writer) error { return r.WriteTextWidth(w, 0) }
+
+// WriteTextWidth is WriteText for a terminal of width columns (0: no
+// limit): when the difference lines are wider, the tolerance column goes,
+// then the change; what is still too wide is the caller's to cut.
+func (r *Result) WriteTextWidth(w io.Writer, width int) error {
 	fmt.Fprintf(w, "--- %s\n+++ %s\ntolerances: %s\n", quote.Name(r.Old), quote.Name(r.New), r.Tolerances)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, d := range r.Differences {
-		change := "n/a"
-		if d.Change != nil {
-			change = fmt.Sprintf("%+.1f%%", *d.Change*100)
+	var buf bytes.Buffer
+	for cols := 5; cols >= 3; cols-- {
+		buf.Reset()
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		for _, d := range r.Differences {
+			change := "n/a"
+			if d.Change != nil {
+				change = fmt.Sprintf("%+.1f%%", *d.Change*100)
+			}
+			cells := []string{string(d.Status), metricLabel(d.Metric), num(d.Old) + " -> " + num(d.New), change,
+				"(tolerance " + string(d.Kind) + " " + d.Tolerance + ")"}
+			fmt.Fprintf(tw, "%s\n", strings.Join(cells[:cols], "\t"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\t(tolerance %s %s)\n", d.Status, metricLabel(d.Metric), num(d.Old), num(d.New), change, d.Kind, d.Tolerance)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if width <= 0 || widestLine(buf.Bytes()) <= width {
+			break
+		}
 	}
-	if err := tw.Flush(); err != nil {
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within)
-	return err
+	if _, err := fmt.Fprintf(w, "%d outside tolerance, %d accepted by the baseline, %d within tolerance\n", r.Drift, r.Accepted, r.Within); err != nil {
+		return err
+	}
+	if r.Parity == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return r.Parity.WriteText(w, r.Old, r.New)
+}
+
+// widestLine is the longest line of b in runes, trailing spaces left out
+// (tabwriter pads every cell but the last).
+func widestLine(b []byte) int {
+	n := 0
+	for _, l := range bytes.Split(b, []byte{'\n'}) {
+		n = max(n, utf8.RuneCount(bytes.TrimRight(l, " ")))
+	}
+	return n
 }
 
 // metricLabel is a metric key for people: an opcode is named beside its

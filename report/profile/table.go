@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -9,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/bcdump/bcdump/report/quote"
@@ -27,6 +28,10 @@ type TableOptions struct {
 	// (-t): seconds since the capture's first datagram by default.
 	Time  render.TimeFormat
 	Color bool // bold headings
+	// Width is the columns a table fits (0: no limit): a wider table
+	// drops its least needed columns (the opcode table's dups, size max,
+	// bytes, ...) until it fits.
+	Width int
 }
 
 // WriteTable writes d as text tables that fit 100 columns, with times
@@ -55,7 +60,7 @@ func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 		fmt.Fprintf(bw, "Time:     %s .. %s (%s%s)\n", when(*d.First, t0, o.Time), when(*d.Last, t0, o.Time), fmtMs(d.DurationMs), start)
 	}
 	fmt.Fprintf(bw, "Flows:    %d, in game %s in all (rates are per second of it)\n", d.Flows, fmtMs(d.InGameMs))
-	if err := writeBody(bw, "", bold, d.InGameMs, &d.C2S, &d.S2C, d.Pairs); err != nil {
+	if err := writeBody(bw, "", bold, o.Width, &d.C2S, &d.S2C, d.Pairs); err != nil {
 		return err
 	}
 	for i := range d.PerFlow {
@@ -66,7 +71,7 @@ func (d *Doc) WriteTableOpts(w io.Writer, o TableOptions) error {
 			fmt.Fprintf(bw, "\n== Flow %s -> %s (%s)\n", f.Client, f.Server, quote.Name(f.Source))
 		}
 		fmt.Fprintf(bw, "   %s .. %s (%s), in game %s\n", when(f.First, t0, o.Time), when(f.Last, t0, o.Time), fmtMs(f.DurationMs), fmtMs(f.InGameMs))
-		if err := writeBody(bw, "   ", bold, f.InGameMs, &f.C2S, &f.S2C, f.Pairs); err != nil {
+		if err := writeBody(bw, "   ", bold, o.Width, &f.C2S, &f.S2C, f.Pairs); err != nil {
 			return err
 		}
 	}
@@ -89,27 +94,96 @@ func when(s string, t0 time.Time, f render.TimeFormat) string {
 	return strconv.FormatFloat(t.Sub(t0).Seconds(), 'f', 3, 64) + " s"
 }
 
-// tbl collects rows and keeps the first error for render.
+// tbl collects rows and keeps the first error for render. A table with
+// drop ranks loses its columns in that order (highest first; 0 stays)
+// while it is wider than width.
 type tbl struct {
-	t   *tablewriter.Table
-	err error
+	w      io.Writer
+	align  []tw.Align
+	header []string
+	drop   []int
+	rows   [][]string
+	width  int
 }
 
-func newTbl(w io.Writer, align []tw.Align, header ...any) *tbl {
-	return &tbl{t: stats.NewTextTable(w, align, header...)}
+func newTbl(w io.Writer, align []tw.Align, header ...string) *tbl {
+	return &tbl{w: w, align: align, header: header}
 }
 
-func (t *tbl) row(cells ...any) {
-	if t.err == nil {
-		t.err = t.t.Append(cells...)
-	}
+// droppable sets the drop rank of each column (see tbl) and the width.
+func (t *tbl) droppable(width int, drop ...int) *tbl {
+	t.width, t.drop = width, drop
+	return t
+}
+
+func (t *tbl) row(cells ...string) {
+	t.rows = append(t.rows, cells)
 }
 
 func (t *tbl) render() error {
-	if t.err != nil {
-		return t.err
+	keep := make([]int, len(t.header))
+	for i := range keep {
+		keep[i] = i
 	}
-	return t.t.Render()
+	var buf bytes.Buffer
+	for {
+		buf.Reset()
+		if err := t.renderCols(&buf, keep); err != nil {
+			return err
+		}
+		next := t.nextDrop(keep)
+		if t.width <= 0 || next < 0 || widest(buf.Bytes()) <= t.width {
+			break
+		}
+		keep = slices.DeleteFunc(keep, func(i int) bool { return i == next })
+	}
+	_, err := t.w.Write(buf.Bytes())
+	return err
+}
+
+// nextDrop is the kept column to drop next, -1 when none may go.
+func (t *tbl) nextDrop(keep []int) int {
+	best, rank := -1, 0
+	for _, i := range keep {
+		if i < len(t.drop) && t.drop[i] > rank {
+			best, rank = i, t.drop[i]
+		}
+	}
+	return best
+}
+
+func (t *tbl) renderCols(w io.Writer, keep []int) error {
+	pick := func(r []string) []any {
+		out := make([]any, len(keep))
+		for j, i := range keep {
+			if i < len(r) {
+				out[j] = r[i]
+			} else {
+				out[j] = ""
+			}
+		}
+		return out
+	}
+	align := make([]tw.Align, len(keep))
+	for j, i := range keep {
+		align[j] = t.align[i]
+	}
+	tt := stats.NewTextTable(w, align, pick(t.header)...)
+	for _, r := range t.rows {
+		if err := tt.Append(pick(r)...); err != nil {
+			return err
+		}
+	}
+	return tt.Render()
+}
+
+// widest is the longest line of b in runes.
+func widest(b []byte) int {
+	n := 0
+	for _, l := range bytes.Split(b, []byte{'\n'}) {
+		n = max(n, utf8.RuneCount(l))
+	}
+	return n
 }
 
 func left(n int, rest ...tw.Align) []tw.Align {
@@ -128,13 +202,14 @@ func rights(n int) []tw.Align {
 	return a
 }
 
-func writeBody(w io.Writer, indent string, bold func(string) string, inGameMs float64, c, s *DirDoc, pairs []PairDoc) error {
+func writeBody(w io.Writer, indent string, bold func(string) string, width int, c, s *DirDoc, pairs []PairDoc) error {
 	for _, dd := range []struct {
 		name string
 		d    *DirDoc
 	}{{"c2s", c}, {"s2c", s}} {
 		fmt.Fprintf(w, "\n%s%s (rate: in-game messages per second)\n", indent, bold("Opcodes "+dd.name))
-		t := newTbl(w, append(left(2), rights(7)...), "opcode", "name", "count", "rate/s", "bytes", "size p50", "size max", "reliable", "dups")
+		t := newTbl(w, append(left(2), rights(7)...), "opcode", "name", "count", "rate/s", "bytes", "size p50", "size max", "reliable", "dups").
+			droppable(width, 0, 0, 0, 1, 4, 3, 5, 2, 6)
 		for _, o := range dd.d.Opcodes {
 			t.row(o.Hex, o.Name, u(o.Count), f3(o.RatePerS), u(o.Bytes), u(o.SizeP50), u(o.SizeMax), pct(o.ReliableShare), u(o.Duplicates))
 		}
@@ -200,7 +275,8 @@ func writeBody(w io.Writer, indent string, bold func(string) string, inGameMs fl
 	}
 
 	fmt.Fprintf(w, "\n%s%s\n", indent, bold("Request/response latency"))
-	t = newTbl(w, append(left(1), rights(6)...), "pair", "requests", "answered", "unanswered", "extra", "p50", "max")
+	t = newTbl(w, append(left(1), rights(6)...), "pair", "requests", "answered", "unanswered", "extra", "p50", "max").
+		droppable(width, 0, 2, 0, 0, 3, 0, 1)
 	for _, p := range pairs {
 		t.row(p.Pair, u(p.Requests), u(p.Answered), u(p.Unanswered), u(p.Extra), optMs(p.P50Ms), optMs(p.MaxMs))
 	}

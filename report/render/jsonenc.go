@@ -136,15 +136,16 @@ func appendNanos(b []byte, ns int) []byte {
 // with nine decimals (exact as text; tshark's frame.time_epoch).
 func appendEpoch(b []byte, t time.Time) []byte {
 	sec, ns := t.Unix(), t.Nanosecond()
-	if sec < 0 && ns > 0 { // -0.25 s is sec -1, ns 750000000
-		b = append(b, '-')
-		sec, ns = -(sec + 1), 1e9-ns
-	} else if sec < 0 {
-		b = append(b, '-')
-		sec = -sec
+	if sec >= 0 {
+		return appendNanos(appendUint(b, uint64(sec)), ns)
 	}
-	b = appendInt(b, sec)
-	return appendNanos(b, ns)
+	// The magnitude as uint64: -sec overflows for the earliest second (a
+	// pcapng if_tsoffset of -2^63 gets there).
+	b = append(b, '-')
+	if ns > 0 { // -0.25 s is sec -1, ns 750000000
+		return appendNanos(appendUint(b, uint64(-(sec+1))), 1e9-ns)
+	}
+	return appendNanos(appendUint(b, uint64(-(sec+1))+1), 0)
 }
 
 func appendHexU(b []byte, v uint64, digits int) []byte {

@@ -83,12 +83,16 @@ func TestJSONTimeSortsAsText(t *testing.T) {
 		{time.Unix(0, 0), "0.000000000"},
 		{time.Unix(-1, 750000000), "-0.250000000"},
 		{time.Unix(-2, 0), "-2.000000000"},
+		{time.Unix(math.MinInt64, 0), "-9223372036854775808.000000000"},
+		{time.Unix(math.MinInt64, 5e8), "-9223372036854775807.500000000"},
+		{time.Unix(math.MaxInt64, 999999999), "9223372036854775807.999999999"},
 	} {
 		got := string(appendEpoch(nil, tc.t))
 		if got != tc.want {
 			t.Errorf("appendEpoch(%v) = %s, want %s", tc.t, got, tc.want)
 		}
-		if f, err := strconv.ParseFloat(got, 64); err != nil || math.Abs(f-float64(tc.t.UnixNano())/1e9) > 1e-6 {
+		want := float64(tc.t.Unix()) + float64(tc.t.Nanosecond())/1e9
+		if f, err := strconv.ParseFloat(got, 64); err != nil || math.Abs(f-want) > 1e-6*max(1, math.Abs(want)) {
 			t.Errorf("%s parses as %v, %v", got, f, err)
 		}
 	}

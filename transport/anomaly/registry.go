@@ -147,5 +147,5 @@ var registry = [numCodes]Info{
 
 	TrackingLimit: {TrackingLimit, "tracking-limit", Note, Limit, OnDatagram | AsEvent,
 		"the tracker dropped state to stay within its memory limits",
-		"a flow evicted because the state of all tracked flows reached its byte bound (1 GB by default; once per evicted flow), an unACKed message pushed out of a full window (256 messages / 512 fragments per flow, direction and channel; its later summary anomalies are lost), or, on the datagram, a fragment not tracked because the window holds 512 fragments. Once per flow, direction and channel. Also one note per code at the end when a capture held more than 65,536 end-of-capture anomalies (the rest are counted by `stats`, not listed)"},
+		"a flow evicted because the state of all tracked flows reached its byte bound (144 MiB by default, --flow-memory; once per evicted flow), an unACKed message pushed out of a full window (256 messages / 512 fragments per flow, direction and channel; its later summary anomalies are lost), or, on the datagram, a fragment not tracked because the window holds 512 fragments. Once per flow, direction and channel. Also one note per code at the end when a capture held more than 65,536 end-of-capture anomalies (the rest are counted by `stats`, not listed)"},
 }

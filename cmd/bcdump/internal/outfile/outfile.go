@@ -1,0 +1,236 @@
+// Package outfile writes bcdump's output files so that no run destroys
+// what it reads or leaves half a file under the name it was asked for.
+//
+// The rules (help topic output-files):
+//   - an output that is one of the run's inputs (the same file, also
+//     through a symbolic or hard link) is refused before anything is
+//     written;
+//   - a regular file, or a name that does not exist yet, is written to a
+//     temporary file in the target's directory, synced and renamed into
+//     place only when complete: an interrupted run leaves the old file or
+//     the whole new one, never a part;
+//   - an existing file that is not a regular file (a terminal, a device
+//     such as /dev/null, a FIFO or a pipe like /dev/stdout) is written in
+//     place: renaming over it would replace the device node itself;
+//   - a symbolic link named by the user (-o, -w) is followed, so the file
+//     it points to is replaced and the link stays; at a name bcdump chose
+//     itself (Options.ReplaceLink) the link is replaced instead, so a link
+//     planted there is never written through.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Options say what an output must not clobber.
+type Options struct {
+	// Inputs are the files the run reads: the output must not be one of
+	// them. "-" stands for Stdin, checked when it is an *os.File.
+	Inputs []string
+	Stdin  io.Reader
+	// ReplaceLink: bcdump chose the name (an install folder, the pages of
+	// bcdump man), so a symbolic link there is replaced, not followed.
+	ReplaceLink bool
+	// NoClobber: an existing file is kept and the write refused (an
+	// output name the user did not give).
+	NoClobber bool
+	// OwnSignals: the caller stops on SIGINT and SIGTERM itself and then
+	// commits or aborts; otherwise the temporary file is removed when one
+	// of them ends the process.
+	OwnSignals bool
+}
+
+// InputError is an output that is one of the run's inputs.
+type InputError struct {
+	Out, In string
+}
+
+func (e *InputError) Error() string {
+	if e.In == "-" {
+		return fmt.Sprintf("%s is the file on standard input: bcdump does not write over its input; choose another output", e.Out)
+	}
+	if e.In == e.Out {
+		return fmt.Sprintf("%s is an input of this run: bcdump does not write over its input; choose another output", e.Out)
+	}
+	return fmt.Sprintf("%s is the same file as the input %s: bcdump does not write over its input; choose another output", e.Out, e.In)
+}
+
+// ExistsError is an existing output refused under Options.NoClobber.
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string { return e.Path + " exists" }
+
+// Check refuses path when it is one of o.Inputs (through links too) or a
+// directory; a path that does not exist yet is fine. Commands call it
+// before their work so a refusal costs nothing; Create calls it again.
+func Check(path string, o Options) error {
+	out, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if out.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	for _, in := range o.Inputs {
+		var fi fs.FileInfo
+		if in == "-" {
+			f, ok := o.Stdin.(*os.File)
+			if !ok {
+				continue
+			}
+			fi, err = f.Stat()
+		} else {
+			fi, err = os.Stat(in)
+		}
+		if err == nil && os.SameFile(out, fi) {
+			return &InputError{Out: path, In: in}
+		}
+	}
+	return nil
+}
+
+// File is an output being written; Commit puts it in place, Abort drops
+// it. Abort after Commit does nothing, so `defer f.Abort()` is the way to
+// drop it on every early return.
+type File struct {
+	f      *os.File
+	target string // the name the new file gets
+	tmp    string // the temporary file; "" when written in place
+	o      Options
+	done   bool
+}
+
+// Create opens path for writing under the rules of the package comment.
+func Create(path string, o Options) (*File, error) {
+	if err := Check(path, o); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	link := false
+	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		link = true
+	}
+	if exists && !fi.Mode().IsRegular() && !(link && o.ReplaceLink) {
+		// A device, FIFO or terminal: written in place (O_TRUNC would
+		// be ignored by most and is not wanted by any).
+		if o.NoClobber {
+			return nil, &ExistsError{path}
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{f: f, target: path, o: o}, nil
+	}
+	target := path
+	if link && !o.ReplaceLink {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, err
+		}
+	}
+	perm := fs.FileMode(0o644)
+	if exists && !link {
+		perm = fi.Mode().Perm() // a replaced file keeps its permissions
+	}
+	if o.NoClobber && (exists || link) {
+		return nil, &ExistsError{path}
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(perm); err != nil { // CreateTemp makes 0600
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	out := &File{f: f, target: target, tmp: f.Name(), o: o}
+	if !o.OwnSignals {
+		pending.add(out.tmp)
+	}
+	return out, nil
+}
+
+// Name is the name the output is written under (the target of a followed
+// link).
+func (f *File) Name() string { return f.target }
+
+func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+
+// Commit syncs the temporary file and renames it into place (under
+// NoClobber, links it there unless a file appeared meanwhile); a file
+// written in place is closed.
+func (f *File) Commit() error {
+	if f.done {
+		return errors.New("outfile: commit after commit or abort")
+	}
+	if f.tmp == "" {
+		f.done = true
+		return f.f.Close()
+	}
+	err := f.f.Sync()
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	unlock := pending.lock()
+	defer unlock()
+	if f.o.NoClobber {
+		// A link fails when the name exists: nothing is replaced.
+		if err = os.Link(f.tmp, f.target); err == nil {
+			os.Remove(f.tmp)
+		} else if errors.Is(err, fs.ErrExist) {
+			err = &ExistsError{f.target}
+		}
+	} else {
+		err = os.Rename(f.tmp, f.target)
+	}
+	if err != nil {
+		os.Remove(f.tmp)
+	}
+	pending.removeLocked(f.tmp)
+	f.done = true
+	return err
+}
+
+// Abort closes the output and removes the temporary file: the old file,
+// if any, stays as it was. It does nothing after Commit.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	if f.tmp != "" {
+		os.Remove(f.tmp)
+		pending.remove(f.tmp)
+	}
+}
+
+// WriteFile writes data to path as Create and Commit do.
+func WriteFile(path string, data []byte, o Options) error {
+	f, err := Create(path, o)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Commit()
+}

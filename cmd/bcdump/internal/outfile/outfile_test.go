@@ -1,0 +1,232 @@
+package outfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// dirFiles lists dir's names: a test fails on a temporary file left over.
+func dirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusesInputs(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.pcap")
+	write(t, in, "capture")
+	sym := filepath.Join(dir, "sym.pcap")
+	hard := filepath.Join(dir, "hard.pcap")
+	if err := os.Symlink("in.pcap", sym); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Link(in, hard); err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	tests := []struct {
+		name   string
+		out    string
+		inputs []string
+	}{
+		{"same name", in, []string{in}},
+		{"among several", in, []string{filepath.Join(dir, "other"), in}},
+		{"output is a link to the input", sym, []string{in}},
+		{"input is a link to the output", in, []string{sym}},
+		{"hard link", hard, []string{in}},
+		{"relative name", filepath.Join(dir, ".", "in.pcap"), []string{in}},
+		{"standard input", in, []string{"-"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Options{Inputs: tt.inputs, Stdin: stdin}
+			var ie *InputError
+			if err := Check(tt.out, o); !errors.As(err, &ie) {
+				t.Fatalf("Check: %v, want an InputError", err)
+			}
+			if err := WriteFile(tt.out, []byte("report"), o); !errors.As(err, &ie) {
+				t.Fatalf("WriteFile: %v, want an InputError", err)
+			}
+			if got := readString(t, in); got != "capture" {
+				t.Fatalf("the input holds %q", got)
+			}
+		})
+	}
+	if got := len(dirFiles(t, dir)); got != 3 {
+		t.Errorf("%d files in the directory, want 3: %v", got, dirFiles(t, dir))
+	}
+	// A stdin that is not a file, an input that does not exist: fine.
+	out := filepath.Join(dir, "out")
+	if err := WriteFile(out, []byte("x"), Options{Inputs: []string{"-", filepath.Join(dir, "none")}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.html")
+	if err := WriteFile(out, []byte("one"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o644 {
+		t.Errorf("a new file has mode %v, want 0644", fi.Mode().Perm())
+	}
+	if err := os.Chmod(out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(out, []byte("two"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, out); got != "two" {
+		t.Errorf("got %q", got)
+	}
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o600 {
+		t.Errorf("a replaced file has mode %v, want its own 0600", fi.Mode().Perm())
+	}
+	if err := WriteFile(dir, []byte("x"), Options{}); err == nil {
+		t.Error("a directory was accepted as an output")
+	}
+	if names := dirFiles(t, dir); len(names) != 1 {
+		t.Errorf("left in the directory: %v", names)
+	}
+}
+
+// A failure in the middle (Abort instead of Commit) leaves the old file as
+// it was and no temporary file.
+func TestAbortKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.pcapng")
+	write(t, out, "old")
+	f, err := Create(out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("half of the new")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, out); got != "old" {
+		t.Errorf("while writing, the output holds %q", got)
+	}
+	f.Abort()
+	f.Abort()
+	if got := readString(t, out); got != "old" {
+		t.Errorf("after Abort the output holds %q", got)
+	}
+	if names := dirFiles(t, dir); len(names) != 1 {
+		t.Errorf("left in the directory: %v", names)
+	}
+	if err := f.Commit(); err == nil {
+		t.Error("Commit after Abort succeeded")
+	}
+	// A new name that failed leaves nothing.
+	f, err = Create(filepath.Join(dir, "new"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Abort()
+	if names := dirFiles(t, dir); len(names) != 1 {
+		t.Errorf("left in the directory: %v", names)
+	}
+}
+
+func TestLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.lua")
+	link := filepath.Join(dir, "bcdump.lua")
+	write(t, target, "theirs")
+	if err := os.Symlink("target.lua", link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	// Named by the user: followed, the link stays.
+	if err := WriteFile(link, []byte("ours"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, target); got != "ours" {
+		t.Errorf("the link's target holds %q", got)
+	}
+	if li, _ := os.Lstat(link); li.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+	// Chosen by bcdump: the link itself is replaced.
+	write(t, target, "theirs")
+	if err := WriteFile(link, []byte("ours"), Options{ReplaceLink: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, target); got != "theirs" {
+		t.Errorf("written through the link: the target holds %q", got)
+	}
+	if li, _ := os.Lstat(link); !li.Mode().IsRegular() || readString(t, link) != "ours" {
+		t.Errorf("the link was not replaced by the new file (%v)", li.Mode())
+	}
+	// A link to a device, chosen by bcdump, is replaced too.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, link); err == nil {
+		if err := WriteFile(link, []byte("ours"), Options{ReplaceLink: true}); err != nil {
+			t.Fatal(err)
+		}
+		if li, _ := os.Lstat(link); !li.Mode().IsRegular() {
+			t.Errorf("the link to %s was not replaced (%v)", os.DevNull, li.Mode())
+		}
+	}
+}
+
+func TestNoClobber(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.html")
+	o := Options{NoClobber: true}
+	if err := WriteFile(out, []byte("one"), o); err != nil {
+		t.Fatal(err)
+	}
+	var ee *ExistsError
+	if err := WriteFile(out, []byte("two"), o); !errors.As(err, &ee) {
+		t.Fatalf("got %v, want an ExistsError", err)
+	}
+	// The name appears while the file is written.
+	other := filepath.Join(dir, "late.html")
+	f, err := Create(other, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, other, "someone else's")
+	if err := f.Commit(); !errors.As(err, &ee) {
+		t.Fatalf("got %v, want an ExistsError", err)
+	}
+	if got := readString(t, out) + readString(t, other); got != "one"+"someone else's" {
+		t.Errorf("got %q", got)
+	}
+	if names := dirFiles(t, dir); len(names) != 2 {
+		t.Errorf("left in the directory: %v", names)
+	}
+}

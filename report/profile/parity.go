@@ -1,0 +1,117 @@
+package profile
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/bcdump/bcdump/report/quote"
+)
+
+// Presence says on which side of a comparison an opcode was seen.
+type Presence string
+
+const (
+	PresentBoth Presence = "both"
+	OnlyOld     Presence = "only_old" // only in the reference (OLD)
+	OnlyNew     Presence = "only_new"
+)
+
+// ParityRow is one opcode in one direction: the table that reimplementers
+// of the server write by hand, MATCH/MISSING per opcode.
+type ParityRow struct {
+	Dir      string   `json:"dir"`
+	Opcode   uint8    `json:"opcode"`
+	Hex      string   `json:"opcode_hex"`
+	Name     string   `json:"opcode_name"`
+	Presence Presence `json:"presence"`
+	OldCount uint64   `json:"old_count"`
+	NewCount uint64   `json:"new_count"`
+	OldRate  float64  `json:"old_rate_per_s"`
+	NewRate  float64  `json:"new_rate_per_s"`
+}
+
+// Parity is the opcode parity of two profiles: every opcode of either, per
+// direction, in direction and opcode order.
+type Parity struct {
+	Rows    []ParityRow `json:"rows"`
+	OnlyOld int         `json:"only_old"`
+	OnlyNew int         `json:"only_new"`
+}
+
+// Missing is the number of opcodes seen on one side only.
+func (p *Parity) Missing() int { return p.OnlyOld + p.OnlyNew }
+
+// ComparePresence builds the parity table of two profiles.
+func ComparePresence(old, nw *Doc) *Parity {
+	p := &Parity{Rows: []ParityRow{}}
+	for _, side := range []struct {
+		dir    string
+		od, nd *DirDoc
+	}{{"c2s", &old.C2S, &nw.C2S}, {"s2c", &old.S2C, &nw.S2C}} {
+		rows := map[uint8]*ParityRow{}
+		var order []uint8
+		row := func(o *OpcodeDoc) *ParityRow {
+			r, ok := rows[o.Opcode]
+			if !ok {
+				r = &ParityRow{Dir: side.dir, Opcode: o.Opcode, Hex: o.Hex, Name: o.Name}
+				rows[o.Opcode] = r
+				order = append(order, o.Opcode)
+			}
+			return r
+		}
+		for i := range side.od.Opcodes {
+			o := &side.od.Opcodes[i]
+			r := row(o)
+			r.OldCount, r.OldRate = o.Count, o.RatePerS
+		}
+		for i := range side.nd.Opcodes {
+			o := &side.nd.Opcodes[i]
+			r := row(o)
+			r.NewCount, r.NewRate = o.Count, o.RatePerS
+		}
+		sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+		for _, op := range order {
+			r := rows[op]
+			switch {
+			case r.OldCount > 0 && r.NewCount > 0:
+				r.Presence = PresentBoth
+			case r.OldCount > 0:
+				r.Presence = OnlyOld
+				p.OnlyOld++
+			case r.NewCount > 0:
+				r.Presence = OnlyNew
+				p.OnlyNew++
+			default:
+				continue
+			}
+			p.Rows = append(p.Rows, *r)
+		}
+	}
+	return p
+}
+
+// WriteText writes the parity table; oldName is the reference.
+func (p *Parity) WriteText(w io.Writer, oldName, newName string) error {
+	fmt.Fprintf(w, "opcode parity (reference: %s):\n", quote.Name(oldName))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "dir\topcode\tname\tpresence\told count\tnew count\told /s\tnew /s\n")
+	for _, r := range p.Rows {
+		presence := "both"
+		switch r.Presence {
+		case OnlyOld:
+			presence = "only in reference"
+		case OnlyNew:
+			presence = "only in other"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Dir, r.Hex, r.Name, presence,
+			r.OldCount, r.NewCount, strconv.FormatFloat(round3(r.OldRate), 'f', -1, 64), strconv.FormatFloat(round3(r.NewRate), 'f', -1, 64))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d opcodes only in the reference (%s), %d only in the other (%s)\n", p.OnlyOld, quote.Name(oldName), p.OnlyNew, quote.Name(newName))
+	return err
+}
