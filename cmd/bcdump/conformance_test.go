@@ -185,6 +185,7 @@ func TestConformanceOutputs(t *testing.T) {
 		{"read", "-F", "json", conformancePcap},
 		{"read", "-F", "hex", "--cipher", conformancePcap},
 		{"read", "-w", filepath.Join(dir, "annotated.pcapng"), conformancePcap},
+		{"read", "-F", "parquet", "-o", filepath.Join(dir, "read.parquet"), conformancePcap},
 		{"stats", "--color", "never", conformancePcap},
 		{"session", conformancePcap},
 		{"profile", conformancePcap},
