@@ -364,3 +364,51 @@ func TestBranchCoverage(t *testing.T) {
 	t.Logf("layout branches taken by messages of the test captures (all, and the conformance capture's):\n%s", b.String())
 	t.Logf("%d branches, %d never taken; %d taken outside the conformance capture", len(dissecttest.Branches()), zero, real)
 }
+
+// TestWiresharkPluginLuaReassemblyBounds runs the plugin (Lua 5.4
+// harness) on the scripted sessions of the reassembly anomalies (an
+// incomplete message, more open messages than a flow may hold, a
+// retransmission that differs) and checks it reassembles what bcdump
+// reassembles, on the same frames, with the same fields: its bounds are
+// bcdump's.
+func TestWiresharkPluginLuaReassemblyBounds(t *testing.T) {
+	lua, err := exec.LookPath("lua5.4")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("lua5.4 is missing; CI installs it")
+		}
+		t.Skip("lua5.4 not installed")
+	}
+	plugin := writePlugin(t)
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, code := range dissecttest.AnomalyCodes() {
+		name := code.String()
+		if !strings.Contains(name, "fragment") && !strings.Contains(name, "reassembly") && !strings.Contains(name, "retransmit") {
+			continue
+		}
+		s, _ := dissecttest.Anomaly(code)
+		path := filepath.Join(t.TempDir(), name+".pcap")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WritePcap(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		want := bcdumpValues(t, path)
+		got, _ := luaValues(t, lua, harness, plugin, writeFramesTSV(t, path))
+		total, agree, _ := compareCapture(t, path, want, got)
+		if agree != total {
+			t.Errorf("%s: the plugin agrees with bcdump on %d of %d datagrams", name, agree, total)
+		}
+		n++
+	}
+	if n < 2 {
+		t.Errorf("only %d reassembly sessions", n)
+	}
+}
