@@ -31,9 +31,10 @@ type Options struct {
 	// together (transport.Config.MaxFlowBytes); 0 is the default,
 	// transport.DefaultMaxFlowBytes.
 	MaxFlowBytes int
-	// AutoPorts asks the caller (bcdump -p auto) to look for BC traffic on
-	// other UDP ports in each capture first (PortFinder) and add those
-	// ports; the Dissector itself does not read it.
+	// AutoPorts makes Dissect look for BC traffic on other UDP ports in
+	// each input first (PortFinder, one extra pass) and decode those ports
+	// too. The pass needs the input from its start, so a Dissector or
+	// Session, handed packets one by one, leaves it to Dissect.
 	AutoPorts bool
 	// Trace fills in what trace files (packet_trace.log, OBCTRACE) do not
 	// record: the server's address, the tick length.

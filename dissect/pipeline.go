@@ -25,12 +25,11 @@ import (
 //	           [write turn] Renderer.Write
 //
 // The per-flow state (tracker, sink) moves between cores once per batch,
-// which is far less than a batch of decoded datagrams would: the first
-// pipeline decoded on helpers and tracked on Run's goroutine, and its
-// in-order step ran at half speed reading another core's datagrams.
-// There are never more runnable goroutines than
-// workers, and each worker owns one batch, so memory stays flat however
-// long the capture.
+// which is far less than a batch of decoded datagrams would: decoding on
+// helpers and tracking on Run's goroutine makes the in-order step read
+// another core's datagrams, at half the speed. There are never more
+// runnable goroutines than workers, and each worker owns one batch, so
+// memory stays flat however long the capture.
 
 const (
 	// pipeBatchLen is the number of packets per batch: large enough that

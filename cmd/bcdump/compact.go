@@ -18,6 +18,9 @@ type widthFlags struct {
 	wide    bool
 	width   int
 	timeFmt string
+	// given: which of -t, --wide and --width the command line set
+	// (recordGiven), as opposed to their defaults.
+	timeGiven, wideGiven, widthGiven bool
 }
 
 // register adds -t, --wide and --width to f.
@@ -27,14 +30,22 @@ func (o *widthFlags) register(f *pflag.FlagSet) {
 	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
 }
 
-// shape applies -t and the width flags given on fl to rep.
-func (o *widthFlags) shape(fl *pflag.FlagSet, rep render.Reporter, format string, out io.Writer) error {
-	if fl.Changed("time-format") {
+// recordGiven notes which of the flags fl's command line set.
+func (o *widthFlags) recordGiven(fl *pflag.FlagSet) {
+	o.timeGiven, o.wideGiven, o.widthGiven = fl.Changed("time-format"), fl.Changed("wide"), fl.Changed("width")
+}
+
+// anyGiven reports whether -t, --wide or --width was given.
+func (o *widthFlags) anyGiven() bool { return o.timeGiven || o.wideGiven || o.widthGiven }
+
+// shape applies -t and the width flags given to rep.
+func (o *widthFlags) shape(rep render.Reporter, format string, out io.Writer) error {
+	if o.timeGiven {
 		if err := setTimeFormat(rep, format, o.timeFmt); err != nil {
 			return err
 		}
 	}
-	return o.apply(rep, format, out, fl.Changed("wide"), fl.Changed("width"))
+	return o.apply(rep, format, out, o.wideGiven, o.widthGiven)
 }
 
 // compactTable decides the table's form: on a terminal (and with --width)

@@ -51,7 +51,7 @@ deciphered payloads (UDP checksums fixed), for Wireshark users.`,
 					if args[0] == "-" {
 						return errors.New("-p auto reads the capture twice; give a file, not stdin")
 					}
-					found, err := findPorts(args[0], dissect.Options{Ports: ports})
+					found, err := dissect.FindPorts(args[0], dissect.Options{Ports: ports})
 					if err != nil {
 						return err
 					}

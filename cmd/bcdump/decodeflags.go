@@ -12,7 +12,8 @@ import (
 )
 
 // decodeFlags are the options every command that decodes traffic shares
-// (read, stats, live), so they spell and behave the same everywhere.
+// (read, stats, session, profile, live; diff has all but --fail-on), so
+// they spell and behave the same everywhere.
 type decodeFlags struct {
 	ports    []string
 	manifest string
@@ -23,13 +24,22 @@ type decodeFlags struct {
 	flowMemory string
 }
 
+// register adds the registerInput flags, --flow-memory and --fail-on to
+// f. (diff has neither: it holds both conversations in memory, which a
+// soft memory limit sized for the flows would make the GC fight.)
 func (o *decodeFlags) register(f *pflag.FlagSet) {
+	o.registerInput(f)
+	f.StringVar(&o.flowMemory, "flow-memory", defaultFlowMemory, "bound on the estimated memory of the flows tracked at once (like 512MiB, 2GiB); past it the least recently active flow is finished early, with a tracking-limit note")
+	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
+}
+
+// registerInput adds the flags that say how a capture is decoded: --port,
+// --manifest, --plain and the trace flags.
+func (o *decodeFlags) registerInput(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
 	f.StringVar(&o.manifest, "manifest", "", "manifest JSON (like vanilla-1.1.json) naming checksum hashes and checking file hashes")
 	f.BoolVar(&o.plain, "plain", false, "the game payloads are deciphered already (captures marked by decrypt -w are recognised without it)")
 	o.trace.register(f)
-	f.StringVar(&o.flowMemory, "flow-memory", defaultFlowMemory, "bound on the estimated memory of the flows tracked at once (like 512MiB, 2GiB); past it the least recently active flow is finished early, with a tracking-limit note")
-	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
 }
 
 // gamePorts parses -p: port numbers, and "auto" (reported by auto).

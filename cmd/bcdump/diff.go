@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ import (
 )
 
 type diffOptions struct {
-	decodeFlags // --port and --manifest only (diff has no --fail-on)
+	decodeFlags // --port, --manifest and --plain (diff has no --fail-on)
 	filterFlag
 	format      string
 	context     int
@@ -46,6 +47,10 @@ channel), retransmission counts and ACK batching do not count unless asked.
 alike (e.g. -Y 'messages.opcode_name == StateUpdate'); a datagram selected
 is compared whole.
 
+A capture is decoded as bcdump read decodes it: a decrypt -w copy is
+recognised, --plain and -p (with "auto") apply to both sides, and the
+names --manifest gives checksum hashes are labels, not compared.
+
 Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,9 +74,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.BoolVar(&o.addresses, "addresses", false, "also compare flow endpoints and addresses inside Connect/PeerInfo/Disconnect")
 	f.BoolVar(&o.retransmits, "retransmits", false, "also compare how often reliable messages were resent and whether they were ACKed")
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
-	f.StringSliceVarP(&o.ports, "port", "p", nil, `additional game port (repeatable); 22101 is always included; "auto" looks for BC traffic on other ports`)
-	f.StringVar(&o.manifest, "manifest", "", "manifest JSON naming checksum hashes (labels only; not compared)")
-	o.trace.register(f)
+	o.decodeFlags.registerInput(f)
 	o.prof.register(f)
 	o.fitFlags.register(f)
 	return cmd
@@ -119,14 +122,6 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if err != nil {
 		return err
 	}
-	for _, side := range []struct {
-		name string
-		c    *diff.Conversation
-	}{{oldName, old}, {newName, nw}} {
-		if side.c.Format == "capture" && side.c.Datagrams == 0 {
-			noGameNote(s, side.name, dopt)
-		}
-	}
 	res := diff.Compare(old, nw, opt)
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
@@ -145,22 +140,48 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	return nil
 }
 
+// loadSide reads one side of a diff: a saved JSON trace, or a capture
+// decoded as every command decodes one (dissect.Dissect: a decrypt -w copy
+// is recognised, -p auto finds the ports).
 func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
+	path := name
 	if name == "-" {
-		br := bufio.NewReaderSize(s.in, 64<<10)
-		if err := notProfileDoc(br, "stdin"); err != nil {
+		// stdin is read twice: to tell a trace from a capture, then whole.
+		local, cleanup, err := spoolStdin(s, name)
+		if err != nil {
 			return nil, err
 		}
-		return diff.LoadFiltered("stdin", br, opt, flt)
+		defer cleanup()
+		f, err := os.Open(local)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		s2 := *s
+		s2.in, s, path = f, &s2, local
 	}
-	f, err := os.Open(name)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10) // the size diff.Load buffers with: used as is
-	if err := notProfileDoc(br, name); err != nil {
+	br := bufio.NewReaderSize(f, 64<<10)
+	if err := notProfileDoc(br, sourceName(name)); err != nil {
 		return nil, err
 	}
-	return diff.LoadFiltered(name, br, opt, flt)
+	trace, err := diff.IsTrace(sourceName(name), br)
+	if err != nil {
+		return nil, err
+	}
+	if trace {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return diff.LoadTrace(sourceName(name), f, flt)
+	}
+	sink := diff.NewCaptureSink(sourceName(name), flt)
+	if _, _, err := decodeCapture(s, name, opt, sink, nil); err != nil {
+		return nil, err
+	}
+	return sink.Conversation(), nil
 }

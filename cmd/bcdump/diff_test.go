@@ -154,3 +154,44 @@ func TestDiffIgnoreTypo(t *testing.T) {
 		}
 	}
 }
+
+// A capture holds the same conversation as its decrypt -w copy (recognised
+// as deciphered, or told with --plain) and as a copy with the game port
+// moved (found by -p auto, or given): diff decodes both sides as read does.
+func TestDiffSameConversation(t *testing.T) {
+	for _, src := range []string{samplePcap, testdata + "/captures/stock-excerpts.pcap", testdata + "/captures/openbc-session-2.pcap"} {
+		plain := filepath.Join(t.TempDir(), "plain.pcap")
+		if code, _, errs := runCLI(t, nil, "decrypt", src, "-w", plain); code != exitOK {
+			t.Fatalf("decrypt %s: exit %d: %s", src, code, errs)
+		}
+		moved := movedCapture(t, src)
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			stdin []byte
+			args  []string
+			code  int
+		}{
+			{"decrypted copy", nil, []string{"diff", src, plain}, exitOK},
+			{"decrypted copy, reversed", nil, []string{"diff", plain, src}, exitOK},
+			{"decrypted copy, capture on stdin", raw, []string{"diff", "-", plain}, exitOK},
+			{"moved port, -p auto", nil, []string{"diff", "-p", "auto", src, moved}, exitOK},
+			{"moved port, -p 2300", nil, []string{"diff", "-p", "2300", src, moved}, exitOK},
+			{"moved port, -p auto, capture on stdin", raw, []string{"diff", "-p", "auto", moved, "-"}, exitOK},
+			{"moved port, no -p", nil, []string{"diff", src, moved}, exitFinding},
+		} {
+			t.Run(filepath.Base(src)+"/"+c.name, func(t *testing.T) {
+				code, out, errs := runCLI(t, c.stdin, c.args...)
+				if code != c.code {
+					t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out, errs)
+				}
+				if c.code == exitOK && !strings.Contains(out, "compared: no differences") {
+					t.Errorf("output:\n%s", out)
+				}
+			})
+		}
+	}
+}

@@ -226,3 +226,12 @@ func isStream(s *streams, name string) bool {
 	}
 	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeCharDevice) != 0
 }
+
+// openCaptureWith opens a capture ("-": stdin) to copy its frames
+// (convert); commands that decode one go through dissect.Dissect.
+func openCaptureWith(s *streams, name string, opt capture.Options) (*capture.Reader, error) {
+	if name == "-" {
+		return capture.NewReader(s.in, "stdin", opt)
+	}
+	return capture.Open(name, opt)
+}

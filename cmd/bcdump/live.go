@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
@@ -85,7 +84,8 @@ covers all of them.`,
 			if err := colorWithJSON(cmd.Flags(), o.format); err != nil {
 				return err
 			}
-			return runLive(cmd.Context(), s, o, cmd.Flags())
+			o.widthFlags.recordGiven(cmd.Flags())
+			return runLive(cmd.Context(), s, o)
 		},
 	}
 	f := cmd.Flags()
@@ -135,7 +135,7 @@ func listInterfaces(s *streams) error {
 // request waits.
 const liveTick = 200 * time.Millisecond
 
-func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet) error {
+func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 	if err != nil {
 		return err
 	}
-	if err := o.widthFlags.shape(fl, rep, o.format, s.out); err != nil {
+	if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
 		return err
 	}
 	errColor, err := useColor(o.color, s.err)
@@ -202,9 +202,18 @@ func runLive(ctx context.Context, s *streams, o *liveOptions, fl *pflag.FlagSet)
 	if flt != nil {
 		show = query.NewSelect(shown, query.SelectOptions{Filter: flt})
 	}
-	runErr := sess.Run(ctx, in, sinks{st}.withGate(gate).add(show))
+	runErr := sess.Run(ctx, in, liveSinks(st, gate, show))
 	stop() // a second Ctrl-C during the summary ends the program
 	return finishLive(s, render.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr, o.verbose)
+}
+
+// liveSinks are the sinks of a live Session: the stats summary, the
+// --fail-on gate (if any) and what is shown.
+func liveSinks(st *stats.Stats, gate *severityGate, show dissect.Sink) dissect.Sink {
+	if gate == nil {
+		return dissect.Chain(st, show)
+	}
+	return dissect.Chain(st, gate, show)
 }
 
 // liveShown is what bcdump live shows as it goes: the reporter's output

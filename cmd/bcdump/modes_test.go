@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,20 +28,16 @@ var sessionModes = []sessionMode{
 	{"parallel-16", dissect.Parallel, 16, 0},
 }
 
-// runMode runs the command line with every Session in mode m.
+// runMode runs the command line with every capture decoded in mode m.
 func runMode(t *testing.T, m sessionMode, args ...string) (int, string, string) {
 	t.Helper()
-	sessionHook = func(so *dissect.SessionOptions) {
-		if m.mode != dissect.Auto || so.Mode == dissect.Auto {
-			so.Mode = m.mode // a pipe stays Serial under Auto
-		}
-		so.Workers = m.workers
-	}
-	defer func() { sessionHook = nil }()
 	if m.maxprocs > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(m.maxprocs))
 	}
-	return runCLI(t, nil, args...)
+	var out, errb bytes.Buffer
+	code := runWith(&streams{in: bytes.NewReader(nil), out: &out, err: &errb, mode: m.mode, workers: m.workers}, args)
+	collectStderr(strings.Join(args, " "), errb.String())
+	return code, out.String(), errb.String()
 }
 
 // runSerial runs the command line with every Session Serial.

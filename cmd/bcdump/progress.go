@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/dissect/capture"
 )
 
 // progress is the stderr line a long read keeps up to date: bytes read of
@@ -40,40 +37,15 @@ func newProgress(s *streams, name string, total int64) *progress {
 	return newProgressTo(s.err, name, total, time.Now)
 }
 
-// progressSink keeps the progress line of reading r up to date from a
-// Session: bytes read and datagrams so far; Finish takes the line away.
-type progressSink struct {
-	p *progress
-	r *capture.Reader
-	n int
-}
-
-func (s *progressSink) Datagram(*dissect.Datagram) error {
-	s.n++
-	done, _ := s.r.Progress()
-	s.p.update(done, s.n)
-	return nil
-}
-
-func (s *progressSink) Events([]dissect.Event) error { return nil }
-
-// FieldBlind: progress reads no fields (dissect.FieldBlind).
-func (s *progressSink) FieldBlind() bool { return true }
-
-func (s *progressSink) Finish([]dissect.Event) error {
-	s.p.done()
-	return nil
-}
-
 // newProgressTo draws on w unconditionally, with now as its clock (tests).
 func newProgressTo(w io.Writer, name string, total int64, now func() time.Time) *progress {
 	t := now()
 	return &progress{w: w, name: name, total: total, now: now, start: t, next: t.Add(progressDelay)}
 }
 
-// update reports bytes read so far and datagrams decoded so far. It is
+// Update reports bytes read so far and datagrams decoded so far. It is
 // called for every datagram and reads the clock only every 1024 calls.
-func (p *progress) update(bytes int64, datagrams int) {
+func (p *progress) Update(bytes int64, datagrams int) {
 	if p == nil {
 		return
 	}
@@ -97,8 +69,8 @@ func (p *progress) update(bytes int64, datagrams int) {
 	p.shown = true
 }
 
-// done takes the line away.
-func (p *progress) done() {
+// Done takes the line away.
+func (p *progress) Done() {
 	if p != nil && p.shown {
 		io.WriteString(p.w, clearLine)
 		p.shown = false

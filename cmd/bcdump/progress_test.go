@@ -40,7 +40,7 @@ func TestProgressLine(t *testing.T) {
 			}
 			p := newProgressTo(&buf, name, tt.total, clk.now)
 			for i := 1; i <= tt.datagrams; i++ {
-				p.update(int64(i)*500, i)
+				p.Update(int64(i)*500, i)
 			}
 			out := buf.String()
 			if n := strings.Count(out, clearLine); n != tt.lines {
@@ -49,7 +49,7 @@ func TestProgressLine(t *testing.T) {
 			if tt.want != "" && !strings.HasSuffix(out, tt.want) {
 				t.Errorf("last line %q, want suffix %q", out[strings.LastIndex(out, "\r"):], tt.want)
 			}
-			p.done()
+			p.Done()
 			if tt.lines > 0 && !strings.HasSuffix(buf.String(), tt.want+clearLine) {
 				t.Errorf("done did not clear the line: %q", buf.String())
 			}
@@ -64,6 +64,6 @@ func TestProgressOffWithoutTerminal(t *testing.T) {
 		t.Fatal("progress on a buffer")
 	}
 	var p *progress
-	p.update(1, 1) // a nil progress is a no-op
-	p.done()
+	p.Update(1, 1) // a nil progress is a no-op
+	p.Done()
 }

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
-	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
 	"github.com/bcdump/bcdump/report/render"
@@ -27,6 +24,7 @@ type readOptions struct {
 	write   string
 	output  string
 	widthFlags
+	formatGiven bool // --format was given, not defaulted
 }
 
 func newReadCmd(s *streams) *cobra.Command {
@@ -71,7 +69,9 @@ given.`,
 			if err := colorWithJSON(fl, o.format); err != nil {
 				return err
 			}
-			return runRead(s, o, args, fl)
+			o.formatGiven = fl.Changed("format")
+			o.widthFlags.recordGiven(fl)
+			return runRead(s, o, args)
 		},
 	}
 	f := cmd.Flags()
@@ -108,8 +108,8 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
 }
 
-func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) error {
-	formatGiven := fl.Changed("format")
+func runRead(s *streams, o *readOptions, files []string) error {
+	formatGiven := o.formatGiven
 	flt, err := o.compile()
 	if err != nil {
 		return err
@@ -138,10 +138,10 @@ func runRead(s *streams, o *readOptions, files []string, fl *pflag.FlagSet) erro
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
 		}
-		if err := o.widthFlags.shape(fl, rep, o.format, s.out); err != nil {
+		if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
 			return err
 		}
-	} else if fl.Changed("time-format") || fl.Changed("wide") || fl.Changed("width") {
+	} else if o.widthFlags.anyGiven() {
 		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")
 	}
 	if o.write != "" && many {
@@ -220,203 +220,63 @@ func readOne(s *streams, name string, opt dissect.Options, rep render.Reporter, 
 		}
 		so.Plan = p.Plan()
 	}
+	// A pipe is shown as it arrives, unless read twice.
+	how := decodeHow{follow: sel.context == 0 && sel.write == ""}
 	var ann *annotations
-	var sinks sinks
 	if sel.write != "" {
 		ann = newAnnotations()
 		so.OnShow = ann.shown
-		sinks = append(sinks, ann)
+		how.observers = append(how.observers, ann)
 	}
 	sl := query.NewSelect(rep, so)
-	follow := sel.context == 0 && sel.write == "" && isStream(s, name)
-	how := decodeHow{follow: follow}
-	_, _, err = decodeCaptureHow(s, name, opt, append(sinks, sl), gate, how)
+	_, _, err = decodeCaptureHow(s, name, opt, sl, gate, how)
 	if err == nil && ann != nil {
 		err = writeAnnotated(s, name, source, sel.write, sel.filter, opt.Ports, ann)
 	}
 	return sl.Shown(), sl.Capped(), err
 }
 
-// decodeCapture runs one capture through a Session into rep and the
+// decodeCapture runs one capture through dissect.Dissect into rep and the
 // --fail-on gate, with the progress line, and returns the Session (for its
 // flows). Everything before a broken record reaches rep before the error
 // is returned; opened is false when the capture could not be opened.
-func decodeCapture(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
+func decodeCapture(s *streams, name string, opt dissect.Options, rep dissect.Sink, gate *severityGate) (sess *dissect.Session, opened bool, err error) {
 	return decodeCaptureHow(s, name, opt, rep, gate, decodeHow{})
 }
 
 // decodeHow says how a capture is decoded besides its options.
 type decodeHow struct {
-	// follow: a pipe followed like a live capture (serial, events as found,
-	// ticks on a quiet pipe).
+	// follow: a pipe is followed like a live capture (serial, events as
+	// found, ticks on a quiet pipe).
 	follow bool
+	// observers see every datagram and event after the gate, before rep.
+	observers []dissect.Sink
 }
 
-// sessionHook, when set (tests), changes the options of every Session the
-// commands start: the mode and the number of workers.
-var sessionHook func(*dissect.SessionOptions)
-
-// followTick is how long a followed capture (a pipe) may be quiet before
-// capture time moves on without a packet, so timeouts still fire.
-const followTick = 200 * time.Millisecond
-
-// decodeCaptureFollow is decodeCapture; with follow, the capture is a pipe
-// fed as it is taken: it is read like a live capture (capture.Follow), so
-// events are handed out as found, on a quiet wire too.
-func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate, how decodeHow) (sess *dissect.Session, opened bool, err error) {
-	if opt.AutoPorts {
-		var cleanup func()
-		if opt, s, cleanup, err = autoPorts(s, name, opt); err != nil {
-			return nil, false, err
-		}
-		defer cleanup()
+// decodeCaptureHow is decodeCapture with how.
+func decodeCaptureHow(s *streams, name string, opt dissect.Options, rep dissect.Sink, gate *severityGate, how decodeHow) (sess *dissect.Session, opened bool, err error) {
+	ro := dissect.RunOptions{
+		Options:    opt,
+		Mode:       s.mode,
+		Workers:    s.workers,
+		Follow:     how.follow,
+		Progress:   s.progress,
+		PortsFound: s.portsFound,
+		Opened:     func(src dissect.Source) { sayLacks(s, src) },
 	}
-	others := &otherPorts{}
-	copt := capture.Options{Ports: opt.Ports, OtherPort: others.add, Trace: opt.Trace}
-	r, err := openCaptureWith(s, name, copt)
+	if gate != nil {
+		ro.Observers = append(ro.Observers, gate)
+	}
+	ro.Observers = append(ro.Observers, how.observers...)
+	res, err := dissect.Dissect(context.Background(), dissect.Input{Name: name, Stdin: s.in}, ro, rep)
 	if err != nil {
-		return nil, false, &inputError{err}
-	}
-	sayLacks(s, r)
-	others.start(r, opt.Plain || r.Plaintext(), !opt.AutoPorts)
-	var fw *capture.Follow
-	defer func() {
-		if fw == nil || !fw.Close() { // a read in progress owns r until it ends
-			r.Close()
+		if !res.Opened {
+			return nil, false, &inputError{err}
 		}
-	}()
-	var out sinks
-	_, total := r.Progress()
-	if p := newProgress(s, r.Name(), total); p != nil {
-		out = append(out, &progressSink{p: p, r: r})
+		return res.Session, true, asInputError(err, true)
 	}
-	out = out.withGate(gate)
-	out = append(out, rep)
-	opt.Plain = opt.Plain || r.Plaintext() // written by decrypt -w
-	so := dissect.SessionOptions{Options: opt, Mode: dissect.Serial}
-	if _, size := r.Progress(); size >= 0 {
-		// A file is read ahead: the Session's Auto then decodes and renders
-		// on every core (bcdump help performance, "Serial or parallel"). A pipe is serial:
-		// a datagram must not wait for the packets after it.
-		so.Mode = dissect.Auto
+	if res.Unmatched != nil {
+		s.unmatched(name, res.Unmatched, res.Ports)
 	}
-	var src capture.Source = r
-	if how.follow {
-		fw = capture.NewFollow(r, followTick)
-		src = fw
-		so.Mode, so.EventsAsFound, so.Now = dissect.Serial, true, fw.Now
-	}
-	if sessionHook != nil {
-		sessionHook(&so)
-	}
-	sess = dissect.NewSession(so)
-	if err := sess.Run(context.Background(), src, out); err != nil {
-		return sess, true, asInputError(err, true)
-	}
-	others.hint(s, name, r, opt.Ports)
-	return sess, true, nil
-}
-
-// sinks hands what a Session decodes to several sinks, in order. A
-// datagram or event stops at the first error; Finish reaches every sink
-// (each flushes) and returns the first error.
-type sinks []dissect.Sink
-
-// withGate adds the --fail-on gate, if there is one.
-func (ss sinks) withGate(g *severityGate) sinks {
-	if g == nil {
-		return ss
-	}
-	return append(ss, g)
-}
-
-func (ss sinks) add(s dissect.Sink) sinks { return append(ss, s) }
-
-func (ss sinks) Datagram(dg *dissect.Datagram) error {
-	for _, s := range ss {
-		if err := s.Datagram(dg); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (ss sinks) Events(ev []dissect.Event) error {
-	for _, s := range ss {
-		if err := s.Events(ev); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (ss sinks) Finish(end []dissect.Event) error {
-	var first error
-	for _, s := range ss {
-		if err := s.Finish(end); first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// FieldBlind: the Session may drop payload fields when no sink reads them
-// (dissect.FieldBlind).
-func (ss sinks) FieldBlind() bool {
-	for _, s := range ss {
-		if fb, ok := s.(dissect.FieldBlind); !ok || !fb.FieldBlind() {
-			return false
-		}
-	}
-	return true
-}
-
-// Order, NewRender and Write make sinks a dissect.Renderer when its last
-// sink is one: the others see every datagram in Order, the last renders.
-func (ss sinks) Order(dg *dissect.Datagram) (uint8, error) {
-	if len(ss) == 0 {
-		return 0, nil
-	}
-	for _, s := range ss[:len(ss)-1] {
-		if err := s.Datagram(dg); err != nil {
-			return 0, err
-		}
-	}
-	if r, ok := ss[len(ss)-1].(dissect.Renderer); ok {
-		return r.Order(dg)
-	}
-	return 0, ss[len(ss)-1].Datagram(dg)
-}
-
-func (ss sinks) NewRender() func([]byte, *dissect.Datagram, uint8) []byte {
-	if len(ss) == 0 {
-		return nil
-	}
-	if r, ok := ss[len(ss)-1].(dissect.Renderer); ok {
-		return r.NewRender()
-	}
-	return nil
-}
-
-func (ss sinks) Write(b []byte) error {
-	return ss[len(ss)-1].(dissect.Renderer).Write(b)
-}
-
-// Tick passes a live session's tick on to the sinks that want it.
-func (ss sinks) Tick(now time.Time) error {
-	for _, s := range ss {
-		if t, ok := s.(dissect.Ticker); ok {
-			if err := t.Tick(now); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func openCaptureWith(s *streams, name string, opt capture.Options) (*capture.Reader, error) {
-	if name == "-" {
-		return capture.NewReader(s.in, "stdin", opt)
-	}
-	return capture.Open(name, opt)
+	return res.Session, true, nil
 }

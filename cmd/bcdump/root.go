@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/quote"
 )
@@ -35,6 +36,10 @@ type streams struct {
 	in       io.Reader
 	out, err io.Writer
 	said     map[string]bool // notes already printed (noteOnce)
+	// mode and workers say how every capture is decoded
+	// (dissect.RunOptions): Auto and 0 pick for the input and the machine.
+	mode    dissect.Mode
+	workers int
 }
 
 // noteOnce prints a note on stderr unless this run printed it already (a
@@ -52,7 +57,12 @@ func (s *streams) noteOnce(format string, a ...any) {
 }
 
 func run(args []string, in io.Reader, out, errw io.Writer) int {
-	s := &streams{in: in, out: out, err: errw}
+	return runWith(&streams{in: in, out: out, err: errw}, args)
+}
+
+// runWith runs the command line on s; run's exit status.
+func runWith(s *streams, args []string) int {
+	in, out, errw := s.in, s.out, s.err
 	root := newRoot(s)
 	root.SetArgs(args)
 	root.SetIn(in)
@@ -180,7 +190,7 @@ func withUsage(cmd *cobra.Command) {
 	}
 }
 
-// colorFlag resolves --color against the terminal and NO_COLOR.
+// useColor resolves --color (mode) for w against the terminal and NO_COLOR.
 func useColor(mode string, w io.Writer) (bool, error) {
 	switch mode {
 	case "always":

@@ -11,23 +11,24 @@ import (
 )
 
 // The Session may drop payload fields only when no sink in the chain reads
-// them: stats with its gate and progress does not; a reporter, a filter or
+// them: stats with its gate does not; a reporter, a filter or
 // an unknown sink does.
 func TestSinksFieldBlind(t *testing.T) {
 	st := stats.NewStats()
 	for _, c := range []struct {
 		name  string
-		ss    sinks
+		ss    []dissect.Sink
 		blind bool
 	}{
-		{"stats", sinks{st}, true},
-		{"stats+gate+progress", sinks{&progressSink{}, &severityGate{}, st}, true},
-		{"empty", sinks{}, true},
-		{"stats+json", sinks{st, render.NewJSON(io.Discard, false)}, false},
-		{"filtered stats", sinks{query.NewSelect(st, query.SelectOptions{})}, false},
-		{"unknown sink", sinks{st, dissect.SinkFuncs{}}, false},
+		{"stats", []dissect.Sink{st}, true},
+		{"stats+gate", []dissect.Sink{&severityGate{}, st}, true},
+		{"empty", []dissect.Sink{}, true},
+		{"stats+json", []dissect.Sink{st, render.NewJSON(io.Discard, false)}, false},
+		{"filtered stats", []dissect.Sink{query.NewSelect(st, query.SelectOptions{})}, false},
+		{"unknown sink", []dissect.Sink{st, dissect.SinkFuncs{}}, false},
 	} {
-		if got := c.ss.FieldBlind(); got != c.blind {
+		fb, ok := dissect.Chain(c.ss...).(dissect.FieldBlind)
+		if got := ok && fb.FieldBlind(); got != c.blind {
 			t.Errorf("%s: FieldBlind %v, want %v", c.name, got, c.blind)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 )
 
@@ -39,8 +40,12 @@ func (o *traceFlags) options() (capture.TraceOptions, error) {
 }
 
 // sayLacks prints once what a trace input cannot give the commands.
-func sayLacks(s *streams, r *capture.Reader) {
+func sayLacks(s *streams, src dissect.Source) {
+	r, ok := src.(interface{ Lacks() string })
+	if !ok {
+		return
+	}
 	if l := r.Lacks(); l != "" {
-		s.noteOnce("bcdump: %s: %s", r.Name(), l)
+		s.noteOnce("bcdump: %s: %s", src.Name(), l)
 	}
 }

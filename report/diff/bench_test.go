@@ -1,12 +1,9 @@
 package diff
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/bcdump/bcdump/dissect"
 )
 
 // benchInput is openbc-session-3, a realistic mix.
@@ -23,7 +20,7 @@ func BenchmarkLoadCapture(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Load("bench", bytes.NewReader(data), dissect.Options{}); err != nil {
+		if _, err := loadBytes("bench", data); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -34,7 +31,7 @@ func BenchmarkLoadJSON(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Load("bench", bytes.NewReader(data), dissect.Options{}); err != nil {
+		if _, err := loadBytes("bench", data); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -76,11 +76,29 @@ func samplePcap(t testing.TB) []byte {
 // load reads one side from bytes under a fixed name (goldens hold names).
 func load(t testing.TB, name string, b []byte) *Conversation {
 	t.Helper()
-	c, err := Load(name, bytes.NewReader(b), dissect.Options{})
+	c, err := loadBytes(name, b)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return c
+}
+
+// loadBytes reads one side as bcdump diff does: a trace by LoadTrace, a
+// capture through dissect.Dissect into a CaptureSink.
+func loadBytes(name string, b []byte) (*Conversation, error) {
+	trace, err := IsTrace(name, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	if trace {
+		return LoadTrace(name, bytes.NewReader(b), nil)
+	}
+	sink := NewCaptureSink(name, nil)
+	_, err = dissect.Dissect(context.Background(), dissect.Input{Name: "-", Stdin: bytes.NewReader(b)}, dissect.RunOptions{}, sink)
+	if err != nil {
+		return nil, err
+	}
+	return sink.Conversation(), nil
 }
 
 // traceOf renders a capture as `bcdump read --format json` does.

@@ -2,10 +2,11 @@
 // `bcdump read --format json` traces (`bcdump diff`), for regression tests
 // of servers, clients and bcdump itself.
 //
-// Both inputs go through one path: a capture is decoded and each datagram
-// rendered by the JSON reporter's encoder, then parsed back exactly like a
-// line of a saved trace, so a capture and its own trace are equal by
-// construction.
+// Both inputs go through one path: a capture is decoded by dissect.Dissect,
+// as every command decodes one, into a CaptureSink, which renders each
+// datagram by the JSON reporter's encoder and parses it back exactly like a
+// line of a saved trace (LoadTrace), so a capture and its own trace are
+// equal by construction. The package opens no capture itself.
 //
 // The conversation. A flow is one client endpoint with one server endpoint.
 // Flows carrying game datagrams are "client" flows, flows of GameSpy

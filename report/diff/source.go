@@ -2,7 +2,6 @@ package diff
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,55 +13,43 @@ import (
 	"github.com/bcdump/bcdump/report/render"
 )
 
-// Load reads one side of a diff from r: a capture (pcap or pcapng; gzip,
-// xz or zstd allowed) or a saved `bcdump read --format json` trace
-// (likewise compressed or not),
-// told apart by content: a trace's first non-blank byte is '{'. opt
-// configures the dissector for captures (game ports; a manifest only adds
-// labels, which are not compared).
-func Load(name string, r io.Reader, opt dissect.Options) (*Conversation, error) {
-	return loadSource(name, r, opt, nil, nil)
+// IsTrace reports whether r holds a saved `bcdump read --format json`
+// trace (compressed or not) rather than a capture: a trace's first
+// non-blank byte is '{'. It reads the first bytes of r.
+func IsTrace(name string, r io.Reader) (bool, error) {
+	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 4<<10), name)
+	if err != nil {
+		return false, err
+	}
+	defer zc.Close()
+	isJSON, err := looksLikeJSON(br)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", name, err)
+	}
+	return isJSON, nil
+}
+
+// LoadTrace reads one side of a diff from a saved `bcdump read --format
+// json` trace (gzip, xz or zstd allowed), keeping only the records the
+// display filter f selects by their JSON (all when f is nil). A capture is
+// read by dissect.Dissect into a CaptureSink instead.
+func LoadTrace(name string, r io.Reader, f *filter.Filter) (*Conversation, error) {
+	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 64<<10), name)
+	if err != nil {
+		return nil, err
+	}
+	defer zc.Close()
+	var keep Keep
+	if f != nil {
+		keep = f.Match
+	}
+	return loadJSON(name, br, keep)
 }
 
 // Keep selects the records of a saved trace by their JSON (one object, as
 // `read -F json` prints it): diff -Y passes a display filter's Match. nil
 // keeps every record.
 type Keep func(record []byte) bool
-
-// LoadFiltered is Load keeping only the records the display filter f
-// selects (all when f is nil): a capture's datagrams are tested decoded
-// (query.Eval), a trace's records by their JSON (Match); the answer is
-// the same.
-func LoadFiltered(name string, r io.Reader, opt dissect.Options, f *filter.Filter) (*Conversation, error) {
-	if f == nil {
-		return loadSource(name, r, opt, nil, nil)
-	}
-	return loadSource(name, r, opt, f.Match, query.NewEval(f).Datagram)
-}
-
-// loadSource is Load keeping the records keep selects (traces) and the
-// datagrams dkeep selects (captures); nil keeps all.
-func loadSource(name string, r io.Reader, opt dissect.Options, keep Keep, dkeep func(*dissect.Datagram) bool) (*Conversation, error) {
-	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 64<<10), name)
-	if err != nil {
-		return nil, err
-	}
-	defer zc.Close()
-	isJSON, err := looksLikeJSON(br)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if isJSON {
-		return loadJSON(name, br, keep)
-	}
-	cr, err := capture.NewReader(br, name, capture.Options{Ports: opt.Ports, Trace: opt.Trace})
-	if err != nil {
-		return nil, err
-	}
-	defer cr.Close()
-	opt.Plain = opt.Plain || cr.Plaintext() // decrypt -w copies, packet_trace.log, OBCTRACE
-	return loadCapture(name, cr, opt, dkeep)
-}
 
 // looksLikeJSON peeks past leading white space for a '{'.
 func looksLikeJSON(br *bufio.Reader) (bool, error) {
@@ -98,39 +85,47 @@ func loadJSON(name string, r io.Reader, keep Keep) (*Conversation, error) {
 	return b.finish(), nil
 }
 
-// LoadCapture decodes a capture from src through a dissect.Session. Each
-// datagram is rendered by the JSON reporter's own encoder and parsed back,
-// line by line, so that a capture and its saved trace give the same
-// conversation by construction, in memory bounded by one datagram plus the
-// conversation itself. End-of-capture events are not part of it.
-func LoadCapture(name string, src capture.Source, opt dissect.Options) (*Conversation, error) {
-	return loadCapture(name, src, opt, nil)
+// CaptureSink builds the conversation of a capture from the datagrams a
+// dissect Session hands it. Each datagram is rendered by the JSON
+// reporter's own encoder and parsed back, line by line, so that a capture
+// and its saved trace give the same conversation by construction, in
+// memory bounded by one datagram plus the conversation itself.
+// End-of-capture events are not part of it.
+type CaptureSink struct {
+	b    *builder
+	keep func(*dissect.Datagram) bool
+	line []byte
+	rec  record
 }
 
-func loadCapture(name string, src capture.Source, opt dissect.Options, keep func(*dissect.Datagram) bool) (*Conversation, error) {
-	b := newBuilder(name, "capture")
-	var (
-		line []byte
-		rec  record
-	)
-	err := dissect.NewSession(dissect.SessionOptions{Options: opt}).Run(context.Background(), src, dissect.SinkFuncs{
-		OnDatagram: func(dg *dissect.Datagram) error {
-			if keep != nil && !keep(dg) {
-				return nil
-			}
-			line = render.AppendDatagramJSON(line[:0], dg)
-			ok, err := parseRecord(line, &rec)
-			if err != nil {
-				return fmt.Errorf("frame %d: %w", dg.Frame, err)
-			}
-			if !ok {
-				return nil
-			}
-			return b.add(&rec)
-		},
-	})
-	if err != nil {
-		return nil, err
+// NewCaptureSink returns the sink for the capture called name, keeping the
+// datagrams the display filter f selects (report.Eval; all when f is nil):
+// the same records f.Match would keep of the capture's trace.
+func NewCaptureSink(name string, f *filter.Filter) *CaptureSink {
+	c := &CaptureSink{b: newBuilder(name, "capture")}
+	if f != nil {
+		c.keep = query.NewEval(f).Datagram
 	}
-	return b.finish(), nil
+	return c
 }
+
+func (c *CaptureSink) Datagram(dg *dissect.Datagram) error {
+	if c.keep != nil && !c.keep(dg) {
+		return nil
+	}
+	c.line = render.AppendDatagramJSON(c.line[:0], dg)
+	ok, err := parseRecord(c.line, &c.rec)
+	if err != nil {
+		return fmt.Errorf("frame %d: %w", dg.Frame, err)
+	}
+	if !ok {
+		return nil
+	}
+	return c.b.add(&c.rec)
+}
+
+func (c *CaptureSink) Events([]dissect.Event) error { return nil }
+func (c *CaptureSink) Finish([]dissect.Event) error { return nil }
+
+// Conversation is what the sink was handed, once the Session has run.
+func (c *CaptureSink) Conversation() *Conversation { return c.b.finish() }

@@ -57,7 +57,6 @@ type Eval struct {
 	lens                 []int
 	arr                  []bool
 	handled              map[string]bool
-	testState            [][2]bool // eval_test.go's scratch
 }
 
 type topIDs struct {

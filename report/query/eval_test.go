@@ -321,9 +321,8 @@ func compileAtoms(t testing.TB, atoms []string, n int) []*filter.Filter {
 func sameState(e *Eval, rec []byte, d *dissect.Datagram, ev *dissect.Event, summary bool) string {
 	f := e.Filter()
 	want := f.Match(rec)
-	wantState := e.testState[:0]
-	for i := range f.Atoms() {
-		wantState = append(wantState, [2]bool{})
+	wantState := make([][2]bool, f.Atoms())
+	for i := range wantState {
 		wantState[i][0], wantState[i][1] = f.AtomState(i)
 	}
 	var got bool
@@ -335,7 +334,6 @@ func sameState(e *Eval, rec []byte, d *dissect.Datagram, ev *dissect.Event, summ
 	default:
 		got = e.Event(ev)
 	}
-	e.testState = wantState
 	for i := range wantState {
 		seen, hit := f.AtomState(i)
 		if [2]bool{seen, hit} != wantState[i] {

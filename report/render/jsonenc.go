@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -330,4 +331,33 @@ func appendInt(b []byte, v int64) []byte {
 		return appendUint(append(b, '-'), uint64(-v))
 	}
 	return appendUint(b, uint64(v))
+}
+
+var pow10u32 = [...]uint32{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// decimalLen32 is the number of decimal digits of v (1 for 0).
+func decimalLen32(v uint32) int {
+	t := bits.Len32(v|1) * 1233 >> 12 // about log10(2^len)
+	if v < pow10u32[t] {
+		return t
+	}
+	return t + 1
+}
+
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// writeDigits fills dst with the last len(dst) decimal digits of v.
+func writeDigits(dst []byte, v uint32) {
+	i := len(dst)
+	for i >= 2 {
+		i -= 2
+		dd := v % 100 * 2
+		v /= 100
+		dst[i], dst[i+1] = digitPairs[dd], digitPairs[dd+1]
+	}
+	if i == 1 {
+		dst[0] = byte('0' + v%10)
+	}
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"math"
 	"net/netip"
+	"strconv"
 	"time"
 )
 
@@ -94,21 +95,22 @@ func (m *recordMemo) appendAddr(b []byte, ap netip.AddrPort) []byte {
 	return b
 }
 
-// appendFloat32 is appendFloat32.
+// appendFloat32 is the package's appendFloat32, with the texts of recent
+// floats remembered.
 func (m *recordMemo) appendFloat32(b []byte, f float32) []byte {
 	if e := cv3Lookup(f); e != nil {
 		return appendShort(b, &e.s, e.n)
 	}
 	u := math.Float32bits(f)
 	if m == nil {
-		return formatFloat32(b, u)
+		return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
 	}
 	e := &m.floats[u*0x9E3779B1>>24]
 	if e.n != 0 && e.bits == u {
 		return appendShort(b, &e.s, e.n)
 	}
 	n := len(b)
-	b = formatFloat32(b, u)
+	b = strconv.AppendFloat(b, float64(f), 'g', -1, 32)
 	if len(b)-n <= len(e.s) {
 		e.bits, e.n = u, uint8(copy(e.s[:], b[n:]))
 	}
