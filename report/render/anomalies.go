@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -57,7 +58,7 @@ func WriteAnomaliesTableWidth(w io.Writer, pal Palette, codes []anomaly.Info, wi
 			}
 			bw.WriteString(c + pad)
 		}
-		for i, line := range wrapWords(cells[4], max(width-indent, 20)) {
+		for i, line := range fit.Words(cells[4], max(width-indent, 20)) {
 			if i > 0 {
 				bw.WriteString("\n" + strings.Repeat(" ", indent))
 			}
@@ -71,25 +72,6 @@ func WriteAnomaliesTableWidth(w io.Writer, pal Palette, codes []anomaly.Info, wi
 		row(sev, in.Name, sev, in.Group.String(), in.Scope.String(), in.Meaning)
 	}
 	return bw.Flush()
-}
-
-// wrapWords breaks s at spaces into lines of at most n bytes (a longer
-// word stands alone).
-func wrapWords(s string, n int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case len(line)+1+len(word) <= n:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return append(lines, line)
 }
 
 // WriteAnomaliesJSON prints the registry as one JSON array; its keys are
