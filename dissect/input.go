@@ -150,7 +150,7 @@ func Dissect(ctx context.Context, in Input, opt RunOptions, sink Sink) (res Resu
 	}
 	dopt.Ports = res.Ports
 	if dopt.AutoPorts {
-		local, cleanup, err := spool(in)
+		local, cleanup, err := Spool(in)
 		if err != nil {
 			return res, err
 		}
@@ -238,9 +238,9 @@ func openSource(in Input, opt capture.Options) (Source, error) {
 	return capture.Open(in.Name, opt)
 }
 
-// spool returns an input that can be read twice: in itself for a file,
+// Spool returns an input that can be read twice: in itself for a file,
 // else stdin copied to a temporary file, which cleanup removes.
-func spool(in Input) (Input, func(), error) {
+func Spool(in Input) (Input, func(), error) {
 	if in.Name != "-" {
 		return in, func() {}, nil
 	}

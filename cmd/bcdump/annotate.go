@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
@@ -138,27 +137,4 @@ func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) erro
 		}
 	}
 	return cw.Flush()
-}
-
-// spoolStdin copies stdin to a temporary file when name is "-", for the
-// commands that read a capture twice; cleanup removes it.
-func spoolStdin(s *streams, name string) (local string, cleanup func(), err error) {
-	if name != "-" {
-		return name, func() {}, nil
-	}
-	f, err := os.CreateTemp("", "bcdump-stdin-*.cap")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup = func() { os.Remove(f.Name()) }
-	if _, err := io.Copy(f, s.in); err != nil {
-		f.Close()
-		cleanup()
-		return "", nil, fmt.Errorf("stdin: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return f.Name(), cleanup, nil
 }

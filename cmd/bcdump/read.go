@@ -205,12 +205,12 @@ func readOne(s *streams, name string, opt dissect.Options, rep render.Reporter, 
 	}
 	if sel.context > 0 || sel.write != "" {
 		// Both read the capture twice; stdin is kept in a file for that.
-		local, cleanup, err := spoolStdin(s, name)
+		local, cleanup, err := dissect.Spool(dissect.Input{Name: name, Stdin: s.in})
 		if err != nil {
 			return 0, false, err
 		}
 		defer cleanup()
-		name = local
+		name = local.Name
 	}
 	so := query.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
 	if sel.context > 0 {
