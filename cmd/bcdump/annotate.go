@@ -111,10 +111,16 @@ func writeAnnotated(s *streams, name, source, out string, flt *filter.Filter, po
 	return nil
 }
 
+// plainCopySHB is the section comment shb of a copy of a deciphered
+// capture: it carries the mark that tells readers the copy is plaintext.
+func plainCopySHB(shb string) string {
+	return capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+}
+
 // copyFrames writes the selected frames of r to w.
 func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) error {
 	if r.Plaintext() { // the copy is plaintext too
-		shb = capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+		shb = plainCopySHB(shb)
 	}
 	cw, err := capture.NewAnnotatedWriter(w, r, shb)
 	if err != nil {

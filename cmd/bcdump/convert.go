@@ -72,7 +72,7 @@ func runConvert(s *streams, o *convertOptions, in string) error {
 func convertFrames(w io.Writer, r *capture.Reader) error {
 	shb := "bcdump convert of " + r.Name() + " (" + r.Format() + ")"
 	if !r.IsTrace() && r.Plaintext() {
-		shb = capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+		shb = plainCopySHB(shb)
 	}
 	cw, err := capture.NewAnnotatedWriter(w, r, shb)
 	if err != nil {
