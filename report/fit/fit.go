@@ -9,6 +9,8 @@
 // still does not fit is cut with an ellipsis. Widths count runes, as
 // tabwriter does; colour escapes count nothing (tabwriter counts them, so
 // the equality at width 0 holds for uncoloured cells, as bcdump's are).
+//
+// It imports only the standard library, so that any reporter may use it.
 package fit
 
 import (
