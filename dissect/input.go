@@ -66,9 +66,9 @@ type RunOptions struct {
 	// Parallel is taken as it is. Workers is SessionOptions.Workers.
 	Mode    Mode
 	Workers int
-	// Follow reads an input that is a stream (Input.IsStream) like a live capture: serially,
-	// handing events out as found, with capture time moving on while the
-	// pipe is quiet, so timeouts fire (capture.Follow).
+	// Follow reads an input that is a stream (Input.IsStream) like a live
+	// capture: serially, handing events out as found, with capture time moving
+	// on while the pipe is quiet, so timeouts fire (capture.Follow).
 	Follow bool
 	// Observers see every datagram and event before the sink (Chain):
 	// counters and gates that do not change what the sink shows.

@@ -9,9 +9,9 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// The anomaly registry as `bcdump anomalies` prints it. The table of
-// bcdump help anomalies is the markdown form (a test keeps the two equal), so what users
-// read and what the binary raises come from the same rows.
+// The anomaly registry as `bcdump anomalies` prints it. The table of bcdump
+// help anomalies is the markdown form (a test keeps the two equal), so what
+// users read and what the binary raises come from the same rows.
 
 // WriteAnomaliesTable prints one row per code: name, severity, group,
 // where it is reported and its one-line meaning, wrapped so that rows fit
@@ -108,8 +108,8 @@ func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
 	return err
 }
 
-// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies: meaning and
-// detail together.
+// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies:
+// meaning and detail together.
 func WriteAnomaliesMarkdown(w io.Writer, codes []anomaly.Info) error {
 	var b strings.Builder
 	b.WriteString("| code | severity | group | where | meaning |\n|---|---|---|---|---|\n")
