@@ -122,6 +122,14 @@ func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) erro
 	if r.Plaintext() { // the copy is plaintext too
 		shb = plainCopySHB(shb)
 	}
+	return writeFrames(w, r, shb, func(p *capture.Packet) (bool, []string) {
+		return a.isSelected(p.Frame), a.notes[p.Frame]
+	})
+}
+
+// writeFrames writes frames of r to w as pcapng under the section comment
+// shb: each says whether a frame is written, and with which comments.
+func writeFrames(w io.Writer, r *capture.Reader, shb string, each func(p *capture.Packet) (bool, []string)) error {
 	cw, err := capture.NewAnnotatedWriter(w, r, shb)
 	if err != nil {
 		return err
@@ -135,10 +143,11 @@ func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) erro
 		if err != nil {
 			return err
 		}
-		if !a.isSelected(p.Frame) {
+		keep, comments := each(&p)
+		if !keep {
 			continue
 		}
-		if err := cw.WriteComments(&p, a.notes[p.Frame]); err != nil {
+		if err := cw.WriteComments(&p, comments); err != nil {
 			return err
 		}
 	}
