@@ -2,9 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
-
-	"github.com/mattn/go-isatty"
 )
 
 // statusLine is the one line on stderr that bcdump live refreshes in place
@@ -26,11 +23,6 @@ func newStatusLine(s *streams) *statusLine {
 	l := &statusLine{w: s.err, on: isTerminal(s.err)}
 	l.sharedTTY = l.on && isTerminal(s.out)
 	return l
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // draw replaces the line with text; an unchanged line is left alone.
