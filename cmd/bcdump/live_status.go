@@ -1,8 +1,6 @@
 package main
 
-import (
-	"io"
-)
+import "io"
 
 // statusLine is the one line on stderr that bcdump live refreshes in place
 // while it runs, and only when stderr is a terminal. When stdout is the
