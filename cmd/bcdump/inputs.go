@@ -212,7 +212,8 @@ func streaming(s *streams, ins []input) bool {
 }
 
 // openCaptureWith opens a capture ("-": stdin) to copy its frames
-// (convert); commands that decode one go through dissect.Dissect.
+// (convert, decrypt -w); commands that decode one go through
+// dissect.Dissect.
 func openCaptureWith(s *streams, name string, opt capture.Options) (*capture.Reader, error) {
 	if name == "-" {
 		return capture.NewReader(s.in, "stdin", opt)
