@@ -66,9 +66,9 @@ type RunOptions struct {
 	// Parallel is taken as it is. Workers is SessionOptions.Workers.
 	Mode    Mode
 	Workers int
-	// Follow reads an input that is a stream (Input.IsStream) like a live capture: serially,
-	// handing events out as found, with capture time moving on while the
-	// pipe is quiet, so timeouts fire (capture.Follow).
+	// Follow reads an input that is a stream (Input.IsStream) like a live
+	// capture: serially, handing events out as found, with capture time moving
+	// on while the pipe is quiet, so timeouts fire (capture.Follow).
 	Follow bool
 	// Observers see every datagram and event before the sink (Chain):
 	// counters and gates that do not change what the sink shows.
@@ -150,7 +150,7 @@ func Dissect(ctx context.Context, in Input, opt RunOptions, sink Sink) (res Resu
 	}
 	dopt.Ports = res.Ports
 	if dopt.AutoPorts {
-		local, cleanup, err := spool(in)
+		local, cleanup, err := Spool(in)
 		if err != nil {
 			return res, err
 		}
@@ -238,9 +238,9 @@ func openSource(in Input, opt capture.Options) (Source, error) {
 	return capture.Open(in.Name, opt)
 }
 
-// spool returns an input that can be read twice: in itself for a file,
+// Spool returns an input that can be read twice: in itself for a file,
 // else stdin copied to a temporary file, which cleanup removes.
-func spool(in Input) (Input, func(), error) {
+func Spool(in Input) (Input, func(), error) {
 	if in.Name != "-" {
 		return in, func() {}, nil
 	}

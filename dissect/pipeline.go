@@ -95,12 +95,11 @@ type pipe struct {
 
 	reading bool // read turn: the source may have more
 
-	// In Auto mode the pipeline checks, every coreCheckEvery batches read,
-	// how many cores the process actually got (CPU time over wall time);
-	// when other processes leave it less than coreCheckMin coreCheckLow
-	// times in a row, it stops reading, finishes what it read and hands
-	// the rest of the capture to Serial (bcdump help performance, "Serial or parallel"). All
-	// read turn.
+	// In Auto mode the pipeline checks, every coreCheckEvery batches read, how
+	// many cores the process actually got (CPU time over wall time); when other
+	// processes leave it less than coreCheckMin coreCheckLow times in a row, it
+	// stops reading, finishes what it read and hands the rest of the capture to
+	// Serial (bcdump help performance, "Serial or parallel"). All read turn.
 	probe    func() (time.Duration, bool) // processCPU; tests replace it
 	batches  int                          // batches read
 	lastCPU  time.Duration                // at the last check

@@ -15,10 +15,10 @@
 //   - test and build support: reporttest, internal/jsonerr,
 //     internal/fieldgen.
 //
-// Report packages import dissect and the layers below it, never cmd.
-// Among themselves imports point from generators to analyses, from
-// analyses to stats, query and render, from query to render, jsonkeys and
-// filter; render, jsonkeys and filter import no other report package but
-// quote and jsonkeys' filter; quote and fit import none (dissect's TestImportsPointOneWay holds the order; the
-// dissect package comment draws the path of a datagram).
+// Report packages import dissect and the layers below it, never cmd. Among
+// themselves imports point from generators to analyses, from analyses to
+// stats, query and render, from query to render, jsonkeys and filter;
+// render imports only the leaves quote and fit, jsonkeys only filter, and
+// quote, fit and filter import none (dissect's TestImportsPointOneWay holds
+// the order; the dissect package comment draws the path of a datagram).
 package report

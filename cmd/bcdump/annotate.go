@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
@@ -112,11 +111,25 @@ func writeAnnotated(s *streams, name, source, out string, flt *filter.Filter, po
 	return nil
 }
 
+// plainCopySHB is the section comment shb of a copy of a deciphered
+// capture: it carries the mark that tells readers the copy is plaintext.
+func plainCopySHB(shb string) string {
+	return capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+}
+
 // copyFrames writes the selected frames of r to w.
 func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) error {
 	if r.Plaintext() { // the copy is plaintext too
-		shb = capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+		shb = plainCopySHB(shb)
 	}
+	return writeFrames(w, r, shb, func(p *capture.Packet) (bool, []string) {
+		return a.isSelected(p.Frame), a.notes[p.Frame]
+	})
+}
+
+// writeFrames writes frames of r to w as pcapng under the section comment
+// shb: each says whether a frame is written, and with which comments.
+func writeFrames(w io.Writer, r *capture.Reader, shb string, each func(p *capture.Packet) (bool, []string)) error {
 	cw, err := capture.NewAnnotatedWriter(w, r, shb)
 	if err != nil {
 		return err
@@ -130,35 +143,13 @@ func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) erro
 		if err != nil {
 			return err
 		}
-		if !a.isSelected(p.Frame) {
+		keep, comments := each(&p)
+		if !keep {
 			continue
 		}
-		if err := cw.WriteComments(&p, a.notes[p.Frame]); err != nil {
+		if err := cw.WriteComments(&p, comments); err != nil {
 			return err
 		}
 	}
 	return cw.Flush()
-}
-
-// spoolStdin copies stdin to a temporary file when name is "-", for the
-// commands that read a capture twice; cleanup removes it.
-func spoolStdin(s *streams, name string) (local string, cleanup func(), err error) {
-	if name != "-" {
-		return name, func() {}, nil
-	}
-	f, err := os.CreateTemp("", "bcdump-stdin-*.cap")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup = func() { os.Remove(f.Name()) }
-	if _, err := io.Copy(f, s.in); err != nil {
-		f.Close()
-		cleanup()
-		return "", nil, fmt.Errorf("stdin: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return f.Name(), cleanup, nil
 }

@@ -85,13 +85,19 @@ func colorWithJSON(fl *pflag.FlagSet, format string) error {
 	return nil
 }
 
+// isTerminal reports whether w is a terminal (a Cygwin one included).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
 // terminalWidth is the column count of out when it is a terminal, else 0.
 // COLUMNS overrides what the terminal says; 80 when neither tells.
 func terminalWidth(out io.Writer) int {
-	f, ok := out.(*os.File)
-	if !ok || !isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd()) {
+	if !isTerminal(out) {
 		return 0
 	}
+	f := out.(*os.File)
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}

@@ -72,35 +72,19 @@ func runConvert(s *streams, o *convertOptions, in string) error {
 func convertFrames(w io.Writer, r *capture.Reader) error {
 	shb := "bcdump convert of " + r.Name() + " (" + r.Format() + ")"
 	if !r.IsTrace() && r.Plaintext() {
-		shb = capture.PlainMarkPcapng + ": a copy of a capture deciphered by bcdump decrypt -w\n" + shb
+		shb = plainCopySHB(shb)
 	}
-	cw, err := capture.NewAnnotatedWriter(w, r, shb)
-	if err != nil {
-		return err
-	}
-	var p capture.Packet
 	var comments [1]string
-	for {
-		err := r.Next(&p)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	return writeFrames(w, r, shb, func(p *capture.Packet) (bool, []string) {
 		if r.IsTrace() && !dissect.IsGameSpy(p.Payload) {
 			cipher.Encrypt(p.Payload) // in place: Data holds Payload
 		}
-		var cs []string
-		if p.Comment != "" {
-			comments[0] = p.Comment
-			cs = comments[:]
+		if p.Comment == "" {
+			return true, nil
 		}
-		if err := cw.WriteComments(&p, cs); err != nil {
-			return err
-		}
-	}
-	return cw.Flush()
+		comments[0] = p.Comment
+		return true, comments[:]
+	})
 }
 
 // writeWhole writes an output file whole or not at all, under the rules

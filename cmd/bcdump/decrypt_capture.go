@@ -23,14 +23,7 @@ func decryptCapture(s *streams, in, out string, ports []uint16) error {
 			return fmt.Errorf("-w: %w", err)
 		}
 	}
-	opt := capture.Options{Ports: ports, AllFrames: true}
-	var r *capture.Reader
-	var err error
-	if in == "-" {
-		r, err = capture.NewReader(s.in, "stdin", opt)
-	} else {
-		r, err = capture.Open(in, opt)
-	}
+	r, err := openCaptureWith(s, in, capture.Options{Ports: ports, AllFrames: true})
 	if err != nil {
 		return err
 	}

@@ -147,18 +147,18 @@ func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) 
 	path := name
 	if name == "-" {
 		// stdin is read twice: to tell a trace from a capture, then whole.
-		local, cleanup, err := spoolStdin(s, name)
+		local, cleanup, err := dissect.Spool(dissect.Input{Name: name, Stdin: s.in})
 		if err != nil {
 			return nil, err
 		}
 		defer cleanup()
-		f, err := os.Open(local)
+		f, err := os.Open(local.Name)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
 		s2 := *s
-		s2.in, s, path = f, &s2, local
+		s2.in, s, path = f, &s2, local.Name
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // fitFlags are --wide and --width for the commands whose tables fit the
 // terminal (session, stats, fields, anomalies, diff, profile): on a
 // terminal the tables fit its width (COLUMNS overrides what it says);
-// piped, or with --wide, they are whole, as they always were; --width N
+// piped, or with --wide, they are whole (the golden files' form); --width N
 // fits N columns anywhere. See the help topic "terminal".
 type fitFlags struct {
 	wide  bool
@@ -101,7 +101,8 @@ func (f *lineFitter) line(s string) error {
 		_, err := io.WriteString(f.w, fit.Cut(s, f.width)+"\n")
 		return err
 	}
-	return fit.Line(f.w, labelOf(s), s[len(labelOf(s)):], f.width)
+	label := labelOf(s)
+	return fit.Line(f.w, label, s[len(label):], f.width)
 }
 
 // labelOf is the "  time    " of "  time    2026-...": indentation, one

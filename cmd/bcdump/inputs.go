@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 )
 
@@ -203,32 +204,16 @@ func (r *inputRun) each(ins []input, one func(in input) (opened bool, err error)
 // it is decoded. Files keep their big buffered writes.
 func streaming(s *streams, ins []input) bool {
 	for _, in := range ins {
-		if in.err == nil && isStream(s, in.name) {
+		if in.err == nil && (dissect.Input{Name: in.name, Stdin: s.in}).IsStream() {
 			return true
 		}
 	}
 	return false
 }
 
-// isStream reports whether the capture name ("-": stdin) is a pipe, FIFO,
-// socket or terminal.
-func isStream(s *streams, name string) bool {
-	var fi os.FileInfo
-	var err error
-	if name == "-" {
-		f, ok := s.in.(*os.File)
-		if !ok {
-			return false
-		}
-		fi, err = f.Stat()
-	} else {
-		fi, err = os.Stat(name)
-	}
-	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeCharDevice) != 0
-}
-
 // openCaptureWith opens a capture ("-": stdin) to copy its frames
-// (convert); commands that decode one go through dissect.Dissect.
+// (convert, decrypt -w); commands that decode one go through
+// dissect.Dissect.
 func openCaptureWith(s *streams, name string, opt capture.Options) (*capture.Reader, error) {
 	if name == "-" {
 		return capture.NewReader(s.in, "stdin", opt)

@@ -1,11 +1,6 @@
 package main
 
-import (
-	"io"
-	"os"
-
-	"github.com/mattn/go-isatty"
-)
+import "io"
 
 // statusLine is the one line on stderr that bcdump live refreshes in place
 // while it runs, and only when stderr is a terminal. When stdout is the
@@ -26,11 +21,6 @@ func newStatusLine(s *streams) *statusLine {
 	l := &statusLine{w: s.err, on: isTerminal(s.err)}
 	l.sharedTTY = l.on && isTerminal(s.out)
 	return l
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // draw replaces the line with text; an unchanged line is left alone.

@@ -16,7 +16,6 @@ type parquetOutput struct {
 	path string
 	f    *outfile.File
 	w    *columnar.Writer
-	done bool
 }
 
 // startParquet starts the output when format is parquet (nil otherwise).
@@ -49,14 +48,13 @@ func (p *parquetOutput) commit() error {
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", p.path, err)
 	}
-	p.done = true
 	return nil
 }
 
-// abort drops the temporary file unless commit put it in place.
+// abort drops the temporary file unless commit put it in place
+// (outfile.File.Abort does nothing after Commit).
 func (p *parquetOutput) abort() {
-	if p == nil || p.done {
-		return
+	if p != nil {
+		p.f.Abort()
 	}
-	p.f.Abort()
 }

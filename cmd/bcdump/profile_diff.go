@@ -146,7 +146,7 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	if err != nil {
 		return err
 	}
-	res := profile.Compare(sideName(oldName), old, sideName(newName), nw,
+	res := profile.Compare(sourceName(oldName), old, sourceName(newName), nw,
 		profile.CompareOptions{Tolerances: ts, Baseline: base, Ignore: ignore})
 	if format == "json" {
 		err = res.WriteJSON(s.out)
@@ -178,13 +178,6 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	return nil
 }
 
-func sideName(name string) string {
-	if name == "-" {
-		return "stdin"
-	}
-	return name
-}
-
 // loadProfile reads one side: a saved profile document (its first
 // non-space byte is '{') or a capture, which is profiled.
 func loadProfile(s *streams, name string, dopt dissect.Options, popt profile.Options) (*profile.Doc, error) {
@@ -202,7 +195,7 @@ func loadProfile(s *streams, name string, dopt dissect.Options, popt profile.Opt
 	if isJSONDoc(br) {
 		d, err := profile.ReadDoc(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sideName(name), err)
+			return nil, fmt.Errorf("%s: %w", sourceName(name), err)
 		}
 		return d, nil
 	}

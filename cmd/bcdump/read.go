@@ -199,18 +199,15 @@ type readSelection struct {
 // before a broken record is reported before the error is returned. It
 // returns the records shown and whether the limit ended the read.
 func readOne(s *streams, name string, opt dissect.Options, rep render.Reporter, gate *severityGate, sel readSelection) (shown int, capped bool, err error) {
-	source := name
-	if name == "-" {
-		source = "stdin"
-	}
+	source := sourceName(name)
 	if sel.context > 0 || sel.write != "" {
 		// Both read the capture twice; stdin is kept in a file for that.
-		local, cleanup, err := spoolStdin(s, name)
+		local, cleanup, err := dissect.Spool(dissect.Input{Name: name, Stdin: s.in})
 		if err != nil {
 			return 0, false, err
 		}
 		defer cleanup()
-		name = local
+		name = local.Name
 	}
 	so := query.SelectOptions{Filter: sel.filter, Limit: sel.limit, File: sel.file}
 	if sel.context > 0 {

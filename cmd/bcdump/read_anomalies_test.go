@@ -26,8 +26,8 @@ const anomaliesGoldenHeader = `# The anomaly examples of bcdump help anomalies: 
 #   go test ./cmd/bcdump -run Anomal -update-anomalies
 `
 
-// anomalyCase is one example of bcdump help anomalies: a capture, the anomaly it shows and
-// where.
+// anomalyCase is one example of bcdump help anomalies: a capture, the anomaly
+// it shows and where.
 type anomalyCase struct {
 	code   anomaly.Code
 	source string // golden heading: where the capture comes from

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/fatih/color"
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -209,8 +208,7 @@ func useColor(mode string, w io.Writer) (bool, error) {
 		if _, ok := os.LookupEnv("NO_COLOR"); ok || color.NoColor && os.Getenv("TERM") == "dumb" {
 			return false, nil
 		}
-		f, ok := w.(*os.File)
-		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) && vtReady(f), nil
+		return isTerminal(w) && vtReady(w.(*os.File)), nil
 	}
 	return false, fmt.Errorf("--color must be auto, always or never, not %q", mode)
 }

@@ -157,10 +157,7 @@ func statsOne(s *streams, name string, opt dissect.Options, st *stats.Stats, gat
 	if !opened {
 		return false, err
 	}
-	source := name
-	if name == "-" {
-		source = "stdin"
-	}
+	source := sourceName(name)
 	flows := sess.Flows()
 	if flt != nil {
 		flows = slices.DeleteFunc(flows, func(f transport.FlowStats) bool {

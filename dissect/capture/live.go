@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
 
@@ -155,3 +156,40 @@ func (s *portSet) set(ports []uint16) {
 }
 
 func (s *portSet) has(p uint16) bool { return s[p>>6]&(1<<(p&63)) != 0 }
+
+// liveFrames turns captured frames into Packets, the same for every live
+// capture: the game ports, the decoder, the frame number and the counts.
+type liveFrames struct {
+	ports portSet
+	dec   decoder
+	frame int
+	stats Stats
+}
+
+func (f *liveFrames) init(ports []uint16) {
+	f.ports.set(ports)
+	f.dec.init()
+}
+
+// fill makes p the next frame: data of link type lt, captured as ci says.
+// A datagram the kernel filter passed on a game port is KindMatched though
+// the decoder does not know that port.
+func (f *liveFrames) fill(p *Packet, lt layers.LinkType, data []byte, ci gopacket.CaptureInfo) {
+	f.frame++
+	p.reset()
+	p.Frame = f.frame
+	p.Time = ci.Timestamp
+	p.Data = data
+	p.LinkType = lt
+	p.InterfaceIndex = 0
+	p.CaptureInfo = ci
+	p.section = 0
+	p.Kind = f.dec.decodeFast(p, lt, data)
+	if p.Kind == KindOtherPort && (f.ports.has(p.Src.Port()) || f.ports.has(p.Dst.Port())) {
+		p.Kind = KindMatched
+	}
+	f.stats.count(p.Kind)
+	if p.Kind == KindMatched && p.Truncated {
+		f.stats.Truncated++
+	}
+}

@@ -50,10 +50,7 @@ type frameLive struct {
 	deadline atomic.Int64 // SetDeadline's time in Unix nanoseconds; 0: none
 	closed   atomic.Bool
 
-	ports portSet
-	dec   decoder
-	frame int
-	stats Stats
+	liveFrames
 	drops uint64
 }
 
@@ -102,8 +99,7 @@ func newFrameLive(name string, src frameSource, lt layers.LinkType, prog []bpf.I
 	if l.tick > 0 {
 		l.nextTick = time.Now().Add(l.tick)
 	}
-	l.ports.set(opt.Ports)
-	l.dec.init()
+	l.liveFrames.init(opt.Ports)
 	return l, nil
 }
 
@@ -145,25 +141,9 @@ func (l *frameLive) Next(p *Packet) error {
 				data = data[:n]
 			}
 		}
-		l.frame++
 		ci.CaptureLength = len(data)
 		ci.Timestamp = ci.Timestamp.UTC()
-		p.reset()
-		p.Frame = l.frame
-		p.Time = ci.Timestamp
-		p.Data = data
-		p.LinkType = l.linkType
-		p.InterfaceIndex = 0
-		p.CaptureInfo = ci
-		p.section = 0
-		p.Kind = l.dec.decodeFast(p, l.linkType, data)
-		if p.Kind == KindOtherPort && (l.ports.has(p.Src.Port()) || l.ports.has(p.Dst.Port())) {
-			p.Kind = KindMatched
-		}
-		l.stats.count(p.Kind)
-		if p.Kind == KindMatched && p.Truncated {
-			l.stats.Truncated++
-		}
+		l.fill(p, l.linkType, data, ci)
 		return nil
 	}
 }

@@ -49,10 +49,7 @@ type Live struct {
 	n   uintptr
 	eno syscall.Errno
 
-	ports   portSet
-	dec     decoder
-	frame   int
-	stats   Stats
+	liveFrames
 	drops   uint64
 	skipped int
 }
@@ -202,8 +199,7 @@ func setupLive(f *os.File, fd int, ifindex int, cooked bool, snap int, opt LiveO
 	if oobLen > 0 {
 		l.msg.Control = &l.oob[0]
 	}
-	l.ports.set(opt.Ports)
-	l.dec.init()
+	l.liveFrames.init(opt.Ports)
 	return l, nil
 }
 
@@ -270,24 +266,7 @@ func (l *Live) Next(p *Packet) error {
 			l.putSLL2(data)
 		}
 		ci := gopacket.CaptureInfo{Timestamp: l.timestamp(), CaptureLength: len(data), Length: off + n}
-
-		l.frame++
-		p.reset()
-		p.Frame = l.frame
-		p.Time = ci.Timestamp
-		p.Data = data
-		p.LinkType = l.linkType
-		p.InterfaceIndex = 0
-		p.CaptureInfo = ci
-		p.section = 0
-		p.Kind = l.dec.decodeFast(p, l.linkType, data)
-		if p.Kind == KindOtherPort && (l.ports.has(p.Src.Port()) || l.ports.has(p.Dst.Port())) {
-			p.Kind = KindMatched
-		}
-		l.stats.count(p.Kind)
-		if p.Kind == KindMatched && p.Truncated {
-			l.stats.Truncated++
-		}
+		l.fill(p, l.linkType, data, ci)
 		return nil
 	}
 }

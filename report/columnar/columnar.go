@@ -10,6 +10,9 @@
 // github.com/parquet-go/parquet-go (pure Go): a Parquet writer is a
 // columnar encoder with page statistics, dictionary and compression that
 // is not worth writing here.
+//
+// It imports report/render (the JSON records) and dissect; no other
+// report package.
 package columnar
 
 import (

@@ -9,6 +9,8 @@
 // still does not fit is cut with an ellipsis. Widths count runes, as
 // tabwriter does; colour escapes count nothing (tabwriter counts them, so
 // the equality at width 0 holds for uncoloured cells, as bcdump's are).
+//
+// It imports only the standard library, so that any reporter may use it.
 package fit
 
 import (
@@ -150,7 +152,7 @@ func runes(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		if s[i] == 0x1b {
-			i = skipEscape(s, i)
+			i = SkipEscape(s, i)
 			continue
 		}
 		_, sz := utf8.DecodeRuneInString(s[i:])
@@ -160,8 +162,9 @@ func runes(s string) int {
 	return n
 }
 
-// skipEscape returns the index after the escape that starts at s[i].
-func skipEscape(s string, i int) int {
+// SkipEscape returns the index after the colour escape (ESC [ ... final
+// byte) that starts at s[i].
+func SkipEscape[S string | []byte](s S, i int) int {
 	j := i + 1
 	if j < len(s) && s[j] == '[' {
 		j++
@@ -201,7 +204,7 @@ func Cut(s string, width int) string {
 	i, n, escaped := 0, 0, false
 	for n < width-1 {
 		if s[i] == 0x1b {
-			i, escaped = skipEscape(s, i), true
+			i, escaped = SkipEscape(s, i), true
 			continue
 		}
 		_, sz := utf8.DecodeRuneInString(s[i:])

@@ -3,7 +3,7 @@ package profile
 import (
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -72,7 +72,7 @@ func ComparePresence(old, nw *Doc) *Parity {
 			r := row(o)
 			r.NewCount, r.NewRate = o.Count, o.RatePerS
 		}
-		sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+		slices.Sort(order)
 		for _, op := range order {
 			r := rows[op]
 			switch {

@@ -10,6 +10,9 @@
 // Every command uses these functions; report's table, hex and JSON
 // writers use them on their hot paths, so the common case (printable
 // ASCII) costs one scan and no allocation.
+//
+// It imports only the standard library, so that any package above
+// dissect may use it.
 package quote
 
 import (

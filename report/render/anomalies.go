@@ -5,12 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// The anomaly registry as `bcdump anomalies` prints it. The table of
-// bcdump help anomalies is the markdown form (a test keeps the two equal), so what users
-// read and what the binary raises come from the same rows.
+// The anomaly registry as `bcdump anomalies` prints it. The table of bcdump
+// help anomalies is the markdown form (a test keeps the two equal), so what
+// users read and what the binary raises come from the same rows.
 
 // WriteAnomaliesTable prints one row per code: name, severity, group,
 // where it is reported and its one-line meaning, wrapped so that rows fit
@@ -57,7 +58,7 @@ func WriteAnomaliesTableWidth(w io.Writer, pal Palette, codes []anomaly.Info, wi
 			}
 			bw.WriteString(c + pad)
 		}
-		for i, line := range wrapWords(cells[4], max(width-indent, 20)) {
+		for i, line := range fit.Words(cells[4], max(width-indent, 20)) {
 			if i > 0 {
 				bw.WriteString("\n" + strings.Repeat(" ", indent))
 			}
@@ -71,25 +72,6 @@ func WriteAnomaliesTableWidth(w io.Writer, pal Palette, codes []anomaly.Info, wi
 		row(sev, in.Name, sev, in.Group.String(), in.Scope.String(), in.Meaning)
 	}
 	return bw.Flush()
-}
-
-// wrapWords breaks s at spaces into lines of at most n bytes (a longer
-// word stands alone).
-func wrapWords(s string, n int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case len(line)+1+len(word) <= n:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return append(lines, line)
 }
 
 // WriteAnomaliesJSON prints the registry as one JSON array; its keys are
@@ -126,8 +108,8 @@ func WriteAnomaliesJSON(w io.Writer, codes []anomaly.Info) error {
 	return err
 }
 
-// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies: meaning and
-// detail together.
+// WriteAnomaliesMarkdown prints the anomaly table of bcdump help anomalies:
+// meaning and detail together.
 func WriteAnomaliesMarkdown(w io.Writer, codes []anomaly.Info) error {
 	var b strings.Builder
 	b.WriteString("| code | severity | group | where | meaning |\n|---|---|---|---|---|\n")

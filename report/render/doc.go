@@ -10,6 +10,6 @@
 // The keys the JSON writer emits are those of report/jsonkeys (tested,
 // not imported: the writer spells its keys out for speed).
 //
-// It imports dissect, dissect/game, transport and transport/anomaly; no
-// other report package.
+// It imports dissect, dissect/game, transport and transport/anomaly, and
+// of report only the leaves report/quote and report/fit.
 package render

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -86,7 +87,7 @@ func cutLine(b []byte, width int) []byte {
 			return b
 		case c == 0x1b:
 			escaped = true
-			i = skipEscape(b, i)
+			i = fit.SkipEscape(b, i)
 			continue
 		}
 		if cols == width-1 && !fitsRest(b[i:], 1) {
@@ -112,7 +113,7 @@ func fitsRest(b []byte, n int) bool {
 		case '\n':
 			return true
 		case 0x1b:
-			i = skipEscape(b, i)
+			i = fit.SkipEscape(b, i)
 			continue
 		}
 		_, sz := utf8.DecodeRune(b[i:])
@@ -122,20 +123,6 @@ func fitsRest(b []byte, n int) bool {
 		}
 	}
 	return true
-}
-
-// skipEscape returns the index after the colour escape (ESC [ ... final
-// byte) that starts at b[i].
-func skipEscape(b []byte, i int) int {
-	j := i + 1
-	if j < len(b) && b[j] == '[' {
-		j++
-		for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
-			j++
-		}
-		j++
-	}
-	return min(j, len(b))
 }
 
 // acksFirst reports whether an ACK comes before a message of another type

@@ -1,15 +1,12 @@
 // Package anomaly is bcdump's one registry of anomaly codes: every code any
-// layer can raise, with its fixed severity, its group and what it means.
-// The layers raise codes from here (typed constants), and the table of
-// bcdump help anomalies, `bcdump anomalies` and the coverage tests are generated from the
-// same table, so adding a code is one row in registry.go plus its raise
-// site.
+// layer can raise, with its fixed severity, its group and what it means. The
+// layers raise codes from here (typed constants), and the table of bcdump help
+// anomalies, `bcdump anomalies` and the coverage tests are generated from the
+// same table, so adding a code is one row in registry.go plus its raise site.
 //
 // The package is a leaf: it imports nothing of bcdump, so the wire codec,
 // the checksum analyzer, the capture reader and the dissector can all use it
 // without pointing imports the wrong way.
-//
-// It imports nothing of bcdump: every layer imports it.
 package anomaly
 
 import (
@@ -111,8 +108,8 @@ type Info struct {
 	Scope    Scope
 	// Meaning is one line: what the code says happened.
 	Meaning string
-	// Detail, when set, adds what a reader of the reference (bcdump help anomalies) needs: causes,
-	// what bcdump does about it, limits.
+	// Detail, when set, adds what a reader of the reference (bcdump help
+	// anomalies) needs: causes, what bcdump does about it, limits.
 	Detail string
 }
 
@@ -150,8 +147,8 @@ func (c Code) Info() Info {
 
 func (c Code) valid() bool { return c > 0 && int(c) < len(registry) && registry[c].Code == c }
 
-// All returns every code's row, in registry order (grouped, as bcdump help anomalies
-// lists them). The slice is the caller's.
+// All returns every code's row, in registry order (grouped, as bcdump help
+// anomalies lists them). The slice is the caller's.
 func All() []Info {
 	return append([]Info(nil), registry[1:]...)
 }

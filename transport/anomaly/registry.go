@@ -1,6 +1,7 @@
 package anomaly
 
-// The codes, in the order `bcdump help anomalies` and `bcdump anomalies` list them.
+// The codes, in the order `bcdump help anomalies` and `bcdump anomalies` list
+// them.
 const (
 	_ Code = iota
 

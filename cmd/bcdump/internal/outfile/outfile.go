@@ -16,6 +16,8 @@
 //     it points to is replaced and the link stays; at a name bcdump chose
 //     itself (Options.ReplaceLink) the link is replaced instead, so a link
 //     planted there is never written through.
+//
+// It imports only the standard library.
 package outfile
 
 import (

@@ -1,5 +1,5 @@
-// Command genfields writes report/query/gamefields_gen.go; go generate ./report/query
-// runs it:
+// Command genfields writes report/query/gamefields_gen.go; go generate
+// ./report/query runs it:
 //
 //	go run ../internal/fieldgen/cmd/genfields -o gamefields_gen.go
 package main
