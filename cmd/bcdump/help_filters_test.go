@@ -27,7 +27,7 @@ var filterExamples = []struct {
 	{"ACKs that took longer than 100 ms:",
 		[]string{"read", "-Y", "messages.rtt_ms > 100", "-c", "3", "testdata/captures/openbc-session-3.pcap"}},
 	{"Joins and leaves:",
-		[]string{"read", "-Y", "messages.type_name in {Connect Disconnect}", "testdata/captures/openbc-session-2.pcap"}},
+		[]string{"read", "-Y", `messages.type_name in {"Connect", "Disconnect"}`, "testdata/captures/openbc-session-2.pcap"}},
 	{"A checksum failure with the datagram before and after it in the same flow:",
 		[]string{"read", "-Y", "anomalies.code == checksum-version", "-C", "1", "testdata/captures/openbc-session-3.pcap"}},
 	{"The server's GameSpy replies naming a host, as JSON (the keys of the JSON are the field names):",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
@@ -134,11 +135,15 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	return root
 }
 
+var flagUsagesOnce sync.Once
+
 // wrapFlagHelp makes --help wrap the flag descriptions at the terminal's
 // width when stdout is one (piped: one line each, as pflag writes them).
 func wrapFlagHelp(root *cobra.Command) {
-	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
-		return fs.FlagUsagesWrapped(terminalWidth(os.Stdout))
+	flagUsagesOnce.Do(func() { // cobra's template functions are one global map
+		cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
+			return fs.FlagUsagesWrapped(terminalWidth(os.Stdout))
+		})
 	})
 	t := root.UsageTemplate()
 	t = strings.ReplaceAll(t, ".LocalFlags.FlagUsages", "flagUsages .LocalFlags")

@@ -144,7 +144,8 @@ func writeFramesTSV(t *testing.T, path string) string {
 		if p.Kind != capture.KindMatched {
 			continue
 		}
-		fmt.Fprintf(&b, "%d\t%s\t%d\t%s\t%d\t%s\n", p.Frame, p.Src.Addr(), p.Src.Port(), p.Dst.Addr(), p.Dst.Port(), hex.EncodeToString(p.Payload))
+		fmt.Fprintf(&b, "%d\t%s\t%d\t%s\t%d\t%s\t%d.%06d\n", p.Frame, p.Src.Addr(), p.Src.Port(), p.Dst.Addr(), p.Dst.Port(),
+			hex.EncodeToString(p.Payload), p.Time.Unix(), p.Time.Nanosecond()/1000)
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(path)+".tsv")
 	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
@@ -183,6 +184,13 @@ func luaValues(t *testing.T, lua, harness, plugin, frames string) (map[int][]kv,
 		if key == "!error" {
 			if errs < 5 {
 				t.Errorf("%s frame %d: Lua error in the dissector: %s", filepath.Base(frames), frame, val)
+			}
+			errs++
+			continue
+		}
+		if key == "!refused" {
+			if errs < 5 {
+				t.Errorf("%s frame %d: the plugin could not add an item: %s", filepath.Base(frames), frame, val)
 			}
 			errs++
 			continue
@@ -274,4 +282,47 @@ func unescapeHarness(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestHarnessRefuses checks the stand-in refuses what Wireshark refuses, so
+// the Lua runs catch a plugin that would fail in Wireshark: a value on a
+// field that holds none, a fraction or an out-of-width number for an
+// integer field, a string for a number, a range past the buffer.
+func TestHarnessRefuses(t *testing.T) {
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, add string }{
+		{"value on FT_NONE", `tree:add(ProtoField.none("x.n", "n"), tvb(0, 1), 5)`},
+		{"fraction for an integer", `tree:add(ProtoField.uint32("x.u", "u"), tvb(0, 1), 1.5)`},
+		{"negative for unsigned", `tree:add(ProtoField.uint8("x.u", "u"), tvb(0, 1), -1)`},
+		{"too wide for uint8", `tree:add(ProtoField.uint8("x.u", "u"), tvb(0, 1), 256)`},
+		{"string for a number", `tree:add(ProtoField.int32("x.i", "i"), tvb(0, 1), "seven")`},
+		{"range past the buffer", `tree:add(ProtoField.uint8("x.u", "u"), tvb(1, 1))`},
+		{"range past a sub-buffer", `tree:add(ProtoField.uint8("x.u", "u"), tvb(0, 1):tvb()(0, 2))`},
+	}
+	dir := t.TempDir()
+	frames := filepath.Join(dir, "frames.tsv")
+	if err := os.WriteFile(frames, []byte("1\t10.0.0.1\t1000\t10.0.0.2\t22101\t07\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, lua := range luaInterpreters {
+		path, err := exec.LookPath(lua)
+		if err != nil {
+			continue
+		}
+		for i, c := range cases {
+			plugin := filepath.Join(dir, fmt.Sprintf("p%d.lua", i))
+			src := "local p = Proto(\"x\", \"x\")\nfunction p.dissector(tvb, pinfo, tree)\n\t" + c.add +
+				"\nend\nDissectorTable.get(\"udp.port\"):add(22101, p)\n"
+			if err := os.WriteFile(plugin, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(path, harness, plugin, frames).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "\t!error\t") {
+				t.Errorf("%s: %s: the harness accepted it (%v): %s", lua, c.name, err, out)
+			}
+		}
+	}
 }

@@ -256,10 +256,15 @@ func tsharkValues(t *testing.T, tshark, plugin, capture string) map[int][]kv {
 	if s := strings.TrimSpace(strings.ReplaceAll(errb.String(), `Running as user "root" and group "root". This could be dangerous.`, "")); s != "" {
 		t.Fatalf("tshark on %s: %s", capture, s)
 	}
+	if n := bytes.Count(out, []byte("Lua Error")); n > 0 {
+		t.Errorf("tshark on %s: %d Lua errors", capture, n)
+	}
 	frames := map[int][]kv{}
 	frame := 0
 	walkJSON(t, out, func(path []string, val string) {
 		switch key := path[len(path)-1]; {
+		case key == "bc.plugin.refused":
+			t.Errorf("%s frame %d: the plugin could not add an item", filepath.Base(capture), frame)
 		case key == "frame.number":
 			frame, _ = strconv.Atoi(val)
 		case comparedKey(key):

@@ -4,6 +4,36 @@
 // fragmented-ACK bug, every anomaly, live-capture replays). Datagrams are
 // given as plaintext and enciphered on output, exactly as a stock peer would
 // send them. No production package imports it.
+//
+// The conformance capture (testdata/captures/conformance.pcap) is made
+// from the layout table (dissect/game.Layouts), not from captured traffic:
+// for every opcode with a layout, messages whose values are chosen so that
+// together they take every branch of every layout (each switch case and the
+// default, each if both ways, every repeated or paired array empty and not,
+// every string at length 0 and at its longest, checksum trees nested to the
+// deepest level bcdump accepts), in both directions, each datagram
+// enciphered as a stock peer sends it. Then the transport shapes: long
+// messages in fragments, a fragmented message retransmitted whole and in
+// part, fragments out of order and repeated, retransmitted single
+// messages, and the ACK forms (plain, low, fragment, bundled).
+//
+// Beside it, conformance.truth.jsonl holds what each message decodes to,
+// written from the values the generator encoded, not by bcdump's decoders:
+// one line per decoded message (frame, index in the datagram, opcode, the
+// fields as bcdump's JSON has them, with labels, and the branches it
+// takes), one per fragment bcdump must mark a duplicate. go generate
+// rewrites both; TestConformanceUpToDate fails when they are stale, and
+// TestConformanceCoversLayouts when the table has a branch the generator
+// does not reach (a new opcode or branch fails until it is covered).
+//
+// Values are drawn from a seeded generator, so the output is the same on
+// every run: candidate values for a kept variable come from the layout
+// (case values, compared values, masks, counts) and the generator keeps
+// drawing messages for an opcode while they take branches not yet taken.
+// cmd/bcdump's tests hold bcdump's JSON, every output and the Wireshark
+// plugin (in tshark) to the capture; BranchesOf, a tracer of the layouts,
+// counts the branches the messages of every test capture take
+// (TestBranchCoverage prints the table).
 package dissecttest
 
 import (

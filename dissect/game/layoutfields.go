@@ -37,10 +37,15 @@ func OpKind(op Op) Kind { return opKinds[op] }
 
 // WalkFields calls fn, in layout order, for every step of steps that
 // appends a named field (reads, objects, arrays), with its Kind, going
-// into every branch, loop and Shape.
+// into every branch, loop and Shape. An array of unnamed values
+// (ObjCreate's orientation) has their Kind: the JSON shows it as a list of
+// them, which filters as a field of that kind.
 func WalkFields(steps []Step, fn func(s Step, k Kind)) {
 	for _, s := range steps {
 		if k := OpKind(s.Op); k != 0 && s.Name != "" {
+			if ek := elementKind(s); ek != 0 {
+				k = ek
+			}
 			fn(s, k)
 		}
 		WalkFields(s.Body, fn)
@@ -50,6 +55,20 @@ func WalkFields(steps []Step, fn func(s Step, k Kind)) {
 		}
 		WalkFields(s.Shape, fn)
 	}
+}
+
+// elementKind is the Kind of the unnamed values an array step holds
+// directly, 0 when it holds none (its elements are objects).
+func elementKind(s Step) Kind {
+	if s.Op != OpArray {
+		return 0
+	}
+	for _, b := range s.Body {
+		if k := OpKind(b.Op); k != 0 && b.Name == "" && k != KindObject && k != KindArray {
+			return k
+		}
+	}
+	return 0
 }
 
 // FieldInfo is one field name the layouts append.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/report/render"
 )
 
@@ -22,9 +23,11 @@ type Leaf struct {
 	addr  bool // an address inside a control message: compared with --addresses
 }
 
-// maxDepth bounds the nesting the flattener follows; the JSON reporter
-// nests at most a handful of levels (checksum directory trees).
-const maxDepth = 64
+// maxDepth bounds the nesting the flattener follows. The JSON reporter's
+// deepest records are checksum trees: two levels (the subdirs array, a
+// subdirectory) per directory level bcdump accepts, below a handful of
+// record levels.
+const maxDepth = 2*checksum.MaxDepth + 16
 
 // appendLeaves flattens the JSON object or value raw under prefix, keeping
 // the key order of the input (the wire order of the fields). raw must be

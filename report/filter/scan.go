@@ -3,6 +3,8 @@ package filter
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/bcdump/bcdump/checksum"
 )
 
 // scanner walks one JSON object, testing the atoms on every value whose
@@ -22,8 +24,11 @@ type scanner struct {
 
 // MaxDepth bounds recursion on hostile input: values deeper than it
 // (the top-level object's members are at depth 1, each object or array
-// level adds one) are skipped, by Match and by feeders alike.
-const MaxDepth = 64
+// level adds one) are skipped, by Match and by feeders alike. bcdump's
+// deepest records, checksum trees, take two levels (the subdirs array, a
+// subdirectory) per directory level it accepts, below a handful of record
+// levels; they all fit.
+const MaxDepth = 2*checksum.MaxDepth + 16
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {

@@ -152,9 +152,20 @@ func (pv pathValues) add(path string, v any) {
 	}
 }
 
-func (pv pathValues) walk(path string, v any) {
+func (pv pathValues) walk(path string, v any) { pv.walkSeen(path, v, map[string]bool{}) }
+
+// walkSeen walks v under path and under its short forms (a decoder field
+// by its own name below its root); seen holds the objects already walked
+// under a path, as a deep tree (a checksum tree 32 directories deep) is
+// reached under the same short path along many routes.
+func (pv pathValues) walkSeen(path string, v any, seen map[string]bool) {
 	switch v := v.(type) {
 	case map[string]any:
+		key := fmt.Sprintf("%s\x00%p", path, v)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
 		if path != "" {
 			pv.add(path, struct{}{})
 		}
@@ -163,16 +174,16 @@ func (pv pathValues) walk(path string, v any) {
 			if path != "" {
 				p = path + "." + k
 			}
-			pv.walk(p, x)
+			pv.walkSeen(p, x, seen)
 			for _, root := range fieldRoots {
 				if rest, ok := strings.CutPrefix(p, root+"."); ok && strings.Contains(rest, ".") {
-					pv.walk(root+"."+rest[strings.LastIndexByte(rest, '.')+1:], x)
+					pv.walkSeen(root+"."+rest[strings.LastIndexByte(rest, '.')+1:], x, seen)
 				}
 			}
 		}
 	case []any:
 		for _, x := range v {
-			pv.walk(path, x)
+			pv.walkSeen(path, x, seen)
 		}
 	case nil:
 	default:

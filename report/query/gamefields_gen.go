@@ -55,7 +55,7 @@ var gameFields = []gameField{
 	{"name_hash", "hash", "ChecksumResp"},
 	{"no_target", "bool", "TorpedoFire"},
 	{"object", "hex", "AddToRepairList,ClientEvent,DeletePlayerUI,DestroyObj,EnterSet,Explosion,ObjCreate,ObjCreateTeam,ObjNotFound,PythonEvent,PythonEvent2,RepairPriority,RequestObj,SetPhaserLevel,StartCloak,StartFiring,StartWarp,StateUpdate,StopCloak,StopFiring,StopFiringAtTarget,SubsysStatus,TorpTypeChange"},
-	{"orientation", "array", "ObjCreate,ObjCreateTeam"},
+	{"orientation", "float", "ObjCreate,ObjCreateTeam"},
 	{"other", "hex", "CollisionEffect"},
 	{"owner_slot", "uint", "ObjCreate,ObjCreateTeam"},
 	{"peer_id", "uint", "Disconnect,PeerInfo"},

@@ -43,6 +43,9 @@ type Field struct {
 	FType string // the Lua ProtoField constructor: uint32, int32, float, double, bool, string, none
 	Base  string // "base.DEC", "base.HEX", "" for none
 	Desc  string
+	// Values names the plugin's Lua table whose names the tree shows for
+	// the value ("Data (0x32)"); "" for none.
+	Values string
 }
 
 // data is what the template renders.
@@ -63,6 +66,11 @@ type data struct {
 	PlayerIDStride   uint32
 	NotePlainFlag    string
 	HashNames        string // Lua table: checksum name hashes to names
+	// The bounds of incomplete reassemblies, as bcdump's tracker has them.
+	ReasmTimeout  float64 // seconds
+	ReasmMaxOpen  int
+	ReasmMaxBytes int
+	ReasmDone     int // joined messages remembered per flow
 }
 
 type kv struct {
@@ -126,6 +134,10 @@ func build() data {
 	}
 	d.Anomalies = anomaly.All()
 	d.Fields, d.GameFields = fields()
+	d.Fields = named(d.Fields)
+	d.ReasmTimeout = transport.DefaultReassemblyTimeout.Seconds()
+	d.ReasmMaxOpen, d.ReasmMaxBytes = transport.DefaultMaxOpenReassemblies, transport.DefaultMaxReassemblyBytes
+	d.ReasmDone = transport.DefaultMaxTrackedMessages
 	cols, mults := cipher.Tables()
 	for i := range cols {
 		d.Cols = append(d.Cols, cols[i][:])
@@ -149,6 +161,25 @@ func luaNames(tab map[uint64]string) string {
 		parts[i] = fmt.Sprintf("[0x%X]=%s", v, luaString(tab[v]))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// valueNames are the fields whose tree items show a name beside the value
+// ("Data (0x32)", "ChecksumResp (0x21)"): one-byte hex fields with the
+// plugin's table of names. Filters and "tshark -T json" see the number.
+var valueNames = map[string]string{
+	"bc.messages.type":               "TRANSPORT",
+	"bc.messages.opcode":             "OPCODES",
+	"bc.messages.reassembled.opcode": "OPCODES",
+}
+
+// named gives the fields of valueNames their table.
+func named(fs []Field) []Field {
+	for i, f := range fs {
+		if tab, ok := valueNames[f.Abbr]; ok {
+			fs[i].FType, fs[i].Base, fs[i].Values = "uint8", "base.HEX", tab
+		}
+	}
+	return fs
 }
 
 // labelled lists the decoder fields that may carry a label ("<name>_name"

@@ -5,19 +5,24 @@
 --   lua5.4 harness.lua bcdump.lua frames.tsv
 --
 -- frames.tsv has one UDP datagram per line: frame, source address, source
--- port, destination address, destination port, payload in hex (tabs between).
+-- port, destination address, destination port, payload in hex and,
+-- optionally, the capture time in seconds (tabs between).
 -- The frames are dissected twice, as "tshark -2" does; the second pass prints
 -- every field item, in tree order, as "frame<TAB>abbr<TAB>value" with "\\",
 -- tab and newline escaped, then the Info column as "frame<TAB>!info<TAB>text".
--- A Lua error escaping the dissector is printed as "frame<TAB>!error<TAB>message".
+-- A Lua error escaping the dissector is printed as "frame<TAB>!error<TAB>message",
+-- an item the plugin could not add (its "bc.plugin.refused" expert entry)
+-- as "frame<TAB>!refused<TAB>text".
 --
--- A value given for a field of type none is refused, as Wireshark refuses
--- it ("FT_ not yet supported").
---
--- Where Wireshark's checks depend on the Lua version, the stand-in makes the
--- same checks: from Lua 5.3 on, an integer field given a number with a
--- fraction is an error ("number has no integer representation"), as
--- luaL_checkinteger makes it in Wireshark built with Lua 5.3 or 5.4.
+-- The stand-in refuses what Wireshark refuses, so a plugin that runs here
+-- runs there: a value given to a field that takes none (FT_NONE: Wireshark
+-- 4.0 fails with "FT_ not yet supported"), a value of the wrong type (a
+-- string or boolean for a number, a table for a string), a number with a
+-- fraction for an integer field (luaL_checkinteger's "number has no
+-- integer representation" in Wireshark built with Lua 5.3 or 5.4; the
+-- stand-in refuses it under every Lua, so the 5.2 runs catch it too), an
+-- integer outside the field's width, and a range past the end of its
+-- buffer.
 
 local plugin_path, frames_path = arg[1], arg[2]
 local lua53 = math.tointeger ~= nil
@@ -29,14 +34,18 @@ local function integer(v)
 	if type(v) == "boolean" then error("bad argument (number expected, got boolean)", 0) end
 	local n = tonumber(v)
 	if n == nil then error("bad argument (number expected, got " .. type(v) .. ")", 0) end
-	if lua53 then
-		local i = math.tointeger(n)
-		if i == nil then error("bad argument (number has no integer representation)", 0) end
-		return i
+	if n ~= n or n == math.huge or n == -math.huge or n ~= math.floor(n) then
+		error("bad argument (number has no integer representation)", 0)
 	end
-	if n >= 0 then return math.floor(n) end
-	return -math.floor(-n)
+	if lua53 then return math.tointeger(n) end
+	return n
 end
+
+local HEXDIGITS = { uint8 = 2, uint16 = 4, uint32 = 8 }
+
+-- WIDTH is the value range of each integer field type.
+local WIDTH = { uint8 = { 0, 2 ^ 8 - 1 }, uint16 = { 0, 2 ^ 16 - 1 }, uint32 = { 0, 2 ^ 32 - 1 },
+	int8 = { -2 ^ 7, 2 ^ 7 - 1 }, int16 = { -2 ^ 15, 2 ^ 15 - 1 }, int32 = { -2 ^ 31, 2 ^ 31 - 1 } }
 
 ---------------------------------------------------------------- constants
 
@@ -69,9 +78,12 @@ function Pref.string(label, default, desc) return { _pref = true, default = defa
 
 ProtoField = {}
 local function field(ftype)
-	return function(abbr, name, a3)
+	return function(abbr, name, a3, a4)
 		local b = nil
 		if type(a3) == "string" and base[a3] then b = a3 end
+		if a4 ~= nil and type(a4) ~= "table" and type(a4) ~= "string" then
+			error("ProtoField." .. ftype .. ": bad value string table", 0)
+		end
 		return { _kind = "field", abbr = abbr, name = name, ftype = ftype, base = b }
 	end
 end
@@ -82,7 +94,7 @@ end
 
 ProtoExpert = {}
 function ProtoExpert.new(abbr, text, group, severity)
-	return { _kind = "expert", abbr = abbr, text = text }
+	return { _kind = "expert", abbr = abbr, text = text, _expert = true }
 end
 
 local udp = {}
@@ -269,16 +281,15 @@ local function valuetext(f, v)
 		if n == nil then error("bad argument (number expected, got " .. type(v) .. ")", 0) end
 		return string.format("%.17g", n)
 	elseif t == "none" then
-		-- Wireshark adds no value to a field of type none: it raises this
-		-- (tshark 4.0), whatever the value.
-		error("FT_ not yet supported", 0)
+		error("FT_ not yet supported (a value for " .. f.abbr .. ", which holds no value)", 0)
 	end
 	local n = integer(v)
-	if t:sub(1, 4) == "uint" then
-		n = n % 2 ^ 32
-		if f.base == "HEX" then return string.format("0x%08x", n) end
-	elseif n >= 2 ^ 31 or n < -2 ^ 31 then
-		n = (n + 2 ^ 31) % 2 ^ 32 - 2 ^ 31
+	local w = WIDTH[t]
+	if w and (n < w[1] or n > w[2]) then
+		error("bad argument (" .. tostring(n) .. " does not fit " .. t .. " field " .. f.abbr .. ")", 0)
+	end
+	if t:sub(1, 4) == "uint" and f.base == "HEX" then
+		return string.format("0x%0" .. (HEXDIGITS[t] or 8) .. "x", n)
 	end
 	return string.format("%d", n)
 end
@@ -312,7 +323,12 @@ function TI:add(a, b, c)
 	return child
 end
 function TI:add_le(...) return self:add(...) end
-function TI:add_proto_expert_info() return self end
+local refusals = {}
+function TI:add_proto_expert_info(e, text)
+	if type(e) ~= "table" or not e._expert then error("TreeItem:add_proto_expert_info: bad argument #1", 0) end
+	if e.abbr == "bc.plugin.refused" then refusals[#refusals + 1] = text or e.text end
+	return self
+end
 function TI:add_expert_info() return self end
 function TI:set_text() return self end
 function TI:append_text() return self end
@@ -343,11 +359,11 @@ dofile(plugin_path)
 
 local frames = {}
 for line in io.lines(frames_path) do
-	local f, src, sport, dst, dport, hex = line:match("^(%d+)\t([^\t]*)\t(%d+)\t([^\t]*)\t(%d+)\t(%x*)$")
+	local f, src, sport, dst, dport, hex, ts = line:match("^(%d+)\t([^\t]*)\t(%d+)\t([^\t]*)\t(%d+)\t(%x*)\t?([%d.]*)$")
 	if f then
 		local b = ByteArray.new(hex)
 		frames[#frames + 1] = { number = tonumber(f), src = src, sport = tonumber(sport), dst = dst,
-			dport = tonumber(dport), bytes = b }
+			dport = tonumber(dport), bytes = b, ts = tonumber(ts) or 0 }
 	end
 end
 
@@ -362,15 +378,17 @@ for pass = 1, 2 do
 			local pinfo = {
 				number = fr.number, visited = pass == 2,
 				src = addr(fr.src), dst = addr(fr.dst), src_port = fr.sport, dst_port = fr.dport,
-				cols = {},
+				abs_ts = fr.ts, cols = {},
 			}
 			local root = item(nil, nil)
 			local tvb = Tvb(fr.bytes.b, 0, fr.bytes.n)
+			refusals = {}
 			local ok, err = pcall(proto.dissector, tvb, pinfo, root)
 			if pass == 2 then
 				local out = {}
 				emit(fr.number, root, out)
 				if not ok then out[#out + 1] = fr.number .. "\t!error\t" .. escape(tostring(err)) end
+				for _, r in ipairs(refusals) do out[#out + 1] = fr.number .. "\t!refused\t" .. escape(tostring(r)) end
 				if pinfo.cols.info then out[#out + 1] = fr.number .. "\t!info\t" .. escape(tostring(pinfo.cols.info)) end
 				if #out > 0 then io.write(table.concat(out, "\n"), "\n") end
 			end

@@ -151,6 +151,9 @@ end
 ---------------------------------------------------------------- fields
 
 local F = {}
+-- NOVALUE holds the fields that take no value (FT_NONE: they hold other
+-- fields); Wireshark refuses a value on them.
+local NOVALUE = {}
 F["bc.kind"] = ProtoField.string("bc.kind", "kind", base.ASCII, "record kind: \"game\" or \"gamespy\" (datagrams), \"event\" (found mid-capture, live), \"summary\" (end of capture)")
 F["bc.frame"] = ProtoField.uint32("bc.frame", "frame", base.DEC, nil, nil, "frame number in the capture (1-based, as Wireshark counts); for an event, the frame it points at")
 F["bc.time"] = ProtoField.string("bc.time", "time", base.ASCII, "capture time, RFC 3339 in UTC with nine fractional digits (\"2026-11-24T00:58:06.120000000Z\"), so that times sort as text")
@@ -165,10 +168,12 @@ F["bc.truncated"] = ProtoField.bool("bc.truncated", "truncated", base.NONE, nil,
 F["bc.truncated_bytes"] = ProtoField.uint32("bc.truncated_bytes", "truncated_bytes", base.DEC, nil, nil, "bytes of the UDP payload the capture lacks")
 F["bc.text"] = ProtoField.string("bc.text", "text", base.ASCII, "GameSpy: the query or reply text")
 F["bc.gamespy"] = ProtoField.none("bc.gamespy", "gamespy", "GameSpy: the key/value pairs of the text")
+NOVALUE[F["bc.gamespy"]] = true
 F["bc.peer_id"] = ProtoField.uint32("bc.peer_id", "peer_id", base.DEC, nil, nil, "game: sender's peer id (byte 0; 255 before one is assigned)")
 F["bc.msg_count"] = ProtoField.uint32("bc.msg_count", "msg_count", base.DEC, nil, nil, "game: transport messages the header announces")
 F["bc.messages"] = ProtoField.none("bc.messages", "messages", "game: the transport messages, in order")
-F["bc.messages.type"] = ProtoField.uint32("bc.messages.type", "type", base.DEC, nil, nil, "transport type byte")
+NOVALUE[F["bc.messages"]] = true
+F["bc.messages.type"] = ProtoField.uint8("bc.messages.type", "type", base.HEX, TRANSPORT, nil, "transport type byte")
 F["bc.messages.type_name"] = ProtoField.string("bc.messages.type_name", "type_name", base.ASCII, "transport type: ACK, Data, Connect, PeerInfo, Disconnect, ...")
 F["bc.messages.offset"] = ProtoField.uint32("bc.messages.offset", "offset", base.DEC, nil, nil, "byte offset in the deciphered datagram")
 F["bc.messages.len"] = ProtoField.uint32("bc.messages.len", "len", base.DEC, nil, nil, "declared length")
@@ -181,9 +186,10 @@ F["bc.messages.ordered"] = ProtoField.bool("bc.messages.ordered", "ordered", bas
 F["bc.messages.fragment"] = ProtoField.bool("bc.messages.fragment", "fragment", base.NONE, nil, nil, "is a fragment of a larger message")
 F["bc.messages.frag_total"] = ProtoField.uint32("bc.messages.frag_total", "frag_total", base.DEC, nil, nil, "fragment count (on fragment 0)")
 F["bc.messages.payload_len"] = ProtoField.uint32("bc.messages.payload_len", "payload_len", base.DEC, nil, nil, "payload bytes")
-F["bc.messages.opcode"] = ProtoField.uint32("bc.messages.opcode", "opcode", base.DEC, nil, nil, "game opcode (first payload byte)")
+F["bc.messages.opcode"] = ProtoField.uint8("bc.messages.opcode", "opcode", base.HEX, OPCODES, nil, "game opcode (first payload byte)")
 F["bc.messages.opcode_name"] = ProtoField.string("bc.messages.opcode_name", "opcode_name", base.ASCII, "game opcode name: ChecksumReq, StateUpdate, Chat, ...")
 F["bc.messages.fields"] = ProtoField.none("bc.messages.fields", "fields", "decoded payload fields (bcdump fields lists them)")
+NOVALUE[F["bc.messages.fields"]] = true
 F["bc.messages.payload_hex"] = ProtoField.string("bc.messages.payload_hex", "payload_hex", base.ASCII, "payload as hex, where it was not (fully) decoded")
 F["bc.messages.retransmit"] = ProtoField.bool("bc.messages.retransmit", "retransmit", base.NONE, nil, nil, "a resent copy of a reliable message")
 F["bc.messages.retransmit_count"] = ProtoField.uint32("bc.messages.retransmit_count", "retransmit_count", base.DEC, nil, nil, "how many times it was resent so far")
@@ -194,13 +200,16 @@ F["bc.messages.ack"] = ProtoField.string("bc.messages.ack", "ack", base.ASCII, "
 F["bc.messages.acked_frame"] = ProtoField.uint32("bc.messages.acked_frame", "acked_frame", base.DEC, nil, nil, "ACK: frame of the message it acknowledges")
 F["bc.messages.rtt_ms"] = ProtoField.double("bc.messages.rtt_ms", "rtt_ms", "ACK: round-trip time in milliseconds")
 F["bc.messages.reassembled"] = ProtoField.none("bc.messages.reassembled", "reassembled", "on the fragment that completed a fragmented message: the whole message")
+NOVALUE[F["bc.messages.reassembled"]] = true
 F["bc.messages.reassembled.len"] = ProtoField.uint32("bc.messages.reassembled.len", "len", base.DEC, nil, nil, "reassembled payload bytes")
 F["bc.messages.reassembled.frags"] = ProtoField.uint32("bc.messages.reassembled.frags", "frags", base.DEC, nil, nil, "fragments joined")
-F["bc.messages.reassembled.opcode"] = ProtoField.uint32("bc.messages.reassembled.opcode", "opcode", base.DEC, nil, nil, "reassembled game opcode (first payload byte)")
+F["bc.messages.reassembled.opcode"] = ProtoField.uint8("bc.messages.reassembled.opcode", "opcode", base.HEX, OPCODES, nil, "reassembled game opcode (first payload byte)")
 F["bc.messages.reassembled.opcode_name"] = ProtoField.string("bc.messages.reassembled.opcode_name", "opcode_name", base.ASCII, "reassembled game opcode name: ChecksumReq, StateUpdate, Chat, ...")
 F["bc.messages.reassembled.fields"] = ProtoField.none("bc.messages.reassembled.fields", "fields", "reassembled decoded payload fields (bcdump fields lists them)")
+NOVALUE[F["bc.messages.reassembled.fields"]] = true
 F["bc.messages.reassembled.payload_hex"] = ProtoField.string("bc.messages.reassembled.payload_hex", "payload_hex", base.ASCII, "reassembled payload as hex, where it was not (fully) decoded")
 F["bc.cut"] = ProtoField.none("bc.cut", "cut", "the message the capture's snap length cut (its header as far as captured)")
+NOVALUE[F["bc.cut"]] = true
 F["bc.cut.type"] = ProtoField.uint32("bc.cut.type", "type", base.DEC, nil, nil, "cut message's transport type byte")
 F["bc.cut.type_name"] = ProtoField.string("bc.cut.type_name", "type_name", base.ASCII, "cut message's transport type: ACK, Data, Connect, PeerInfo, Disconnect, ...")
 F["bc.cut.offset"] = ProtoField.uint32("bc.cut.offset", "offset", base.DEC, nil, nil, "cut message's byte offset in the deciphered datagram")
@@ -217,11 +226,13 @@ F["bc.cut.payload_len"] = ProtoField.uint32("bc.cut.payload_len", "payload_len",
 F["bc.cut.opcode"] = ProtoField.uint32("bc.cut.opcode", "opcode", base.DEC, nil, nil, "cut message's game opcode (first payload byte)")
 F["bc.cut.opcode_name"] = ProtoField.string("bc.cut.opcode_name", "opcode_name", base.ASCII, "cut message's game opcode name: ChecksumReq, StateUpdate, Chat, ...")
 F["bc.cut.fields"] = ProtoField.none("bc.cut.fields", "fields", "cut message's decoded payload fields (bcdump fields lists them)")
+NOVALUE[F["bc.cut.fields"]] = true
 F["bc.cut.payload_hex"] = ProtoField.string("bc.cut.payload_hex", "payload_hex", base.ASCII, "cut message's payload as hex, where it was not (fully) decoded")
 F["bc.cut.captured"] = ProtoField.uint32("bc.cut.captured", "captured", base.DEC, nil, nil, "bytes of the cut message in the capture")
 F["bc.uncaptured_msgs"] = ProtoField.uint32("bc.uncaptured_msgs", "uncaptured_msgs", base.DEC, nil, nil, "messages the header announces that the capture lacks")
 F["bc.plain_hex"] = ProtoField.string("bc.plain_hex", "plain_hex", base.ASCII, "deciphered datagram as hex, where decoding could not explain it")
 F["bc.anomalies"] = ProtoField.none("bc.anomalies", "anomalies", "findings on the datagram; in the summary record, the end-of-capture findings")
+NOVALUE[F["bc.anomalies"]] = true
 F["bc.anomalies.code"] = ProtoField.string("bc.anomalies.code", "code", base.ASCII, "anomaly code (bcdump anomalies lists them)")
 F["bc.anomalies.severity"] = ProtoField.string("bc.anomalies.severity", "severity", base.ASCII, "severity: \"note\", \"warn\" or \"error\"")
 F["bc.anomalies.message"] = ProtoField.string("bc.anomalies.message", "message", base.ASCII, "what was found, in words")
@@ -246,6 +257,7 @@ F["bc.messages.fields.cloak"] = ProtoField.bool("bc.messages.fields.cloak", "clo
 F["bc.messages.fields.collision_damage"] = ProtoField.bool("bc.messages.fields.collision_damage", "collision_damage", base.NONE, nil, nil, "bool")
 F["bc.messages.fields.contact_count"] = ProtoField.uint32("bc.messages.fields.contact_count", "contact_count", base.DEC, nil, nil, "uint")
 F["bc.messages.fields.contacts"] = ProtoField.none("bc.messages.fields.contacts", "contacts", "array")
+NOVALUE[F["bc.messages.fields.contacts"]] = true
 F["bc.messages.fields.content_hash"] = ProtoField.uint32("bc.messages.fields.content_hash", "content_hash", base.HEX, nil, nil, "hash")
 F["bc.messages.fields.data"] = ProtoField.string("bc.messages.fields.data", "data", base.ASCII, "bytes")
 F["bc.messages.fields.data_name"] = ProtoField.string("bc.messages.fields.data_name", "data_name", base.ASCII, "label of data: enum name, object slot or the name a hash stands for")
@@ -269,6 +281,7 @@ F["bc.messages.fields.factory"] = ProtoField.uint32("bc.messages.fields.factory"
 F["bc.messages.fields.factory_name"] = ProtoField.string("bc.messages.fields.factory_name", "factory_name", base.ASCII, "label of factory: enum name, object slot or the name a hash stands for")
 F["bc.messages.fields.file_count"] = ProtoField.uint32("bc.messages.fields.file_count", "file_count", base.DEC, nil, nil, "uint")
 F["bc.messages.fields.files"] = ProtoField.none("bc.messages.fields.files", "files", "array")
+NOVALUE[F["bc.messages.fields.files"]] = true
 F["bc.messages.fields.filter"] = ProtoField.string("bc.messages.fields.filter", "filter", base.ASCII, "string")
 F["bc.messages.fields.flag"] = ProtoField.bool("bc.messages.fields.flag", "flag", base.NONE, nil, nil, "bool")
 F["bc.messages.fields.flags"] = ProtoField.uint32("bc.messages.fields.flags", "flags", base.HEX, nil, nil, "hex")
@@ -322,6 +335,7 @@ F["bc.messages.fields.round"] = ProtoField.uint32("bc.messages.fields.round", "r
 F["bc.messages.fields.score"] = ProtoField.int32("bc.messages.fields.score", "score", base.DEC, nil, nil, "int")
 F["bc.messages.fields.score_count"] = ProtoField.uint32("bc.messages.fields.score_count", "score_count", base.DEC, nil, nil, "uint")
 F["bc.messages.fields.scores"] = ProtoField.none("bc.messages.fields.scores", "scores", "array")
+NOVALUE[F["bc.messages.fields.scores"]] = true
 F["bc.messages.fields.sender"] = ProtoField.int32("bc.messages.fields.sender", "sender", base.DEC, nil, nil, "int")
 F["bc.messages.fields.set_name"] = ProtoField.string("bc.messages.fields.set_name", "set_name", base.ASCII, "string")
 F["bc.messages.fields.shield_glow"] = ProtoField.bool("bc.messages.fields.shield_glow", "shield_glow", base.NONE, nil, nil, "bool")
@@ -334,6 +348,7 @@ F["bc.messages.fields.species_name"] = ProtoField.string("bc.messages.fields.spe
 F["bc.messages.fields.speed"] = ProtoField.double("bc.messages.fields.speed", "speed", "float")
 F["bc.messages.fields.subdir_count"] = ProtoField.uint32("bc.messages.fields.subdir_count", "subdir_count", base.DEC, nil, nil, "uint")
 F["bc.messages.fields.subdirs"] = ProtoField.none("bc.messages.fields.subdirs", "subdirs", "array")
+NOVALUE[F["bc.messages.fields.subdirs"]] = true
 F["bc.messages.fields.subsystem_data"] = ProtoField.string("bc.messages.fields.subsystem_data", "subsystem_data", base.ASCII, "bytes")
 F["bc.messages.fields.subsystem_data_name"] = ProtoField.string("bc.messages.fields.subsystem_data_name", "subsystem_data_name", base.ASCII, "label of subsystem_data: enum name, object slot or the name a hash stands for")
 F["bc.messages.fields.subsystem_start"] = ProtoField.uint32("bc.messages.fields.subsystem_start", "subsystem_start", base.DEC, nil, nil, "uint")
@@ -342,6 +357,7 @@ F["bc.messages.fields.system"] = ProtoField.uint32("bc.messages.fields.system", 
 F["bc.messages.fields.target"] = ProtoField.uint32("bc.messages.fields.target", "target", base.HEX, nil, nil, "hex")
 F["bc.messages.fields.target_name"] = ProtoField.string("bc.messages.fields.target_name", "target_name", base.ASCII, "label of target: enum name, object slot or the name a hash stands for")
 F["bc.messages.fields.target_offset"] = ProtoField.none("bc.messages.fields.target_offset", "target_offset", "object")
+NOVALUE[F["bc.messages.fields.target_offset"]] = true
 F["bc.messages.fields.team"] = ProtoField.uint32("bc.messages.fields.team", "team", base.DEC, nil, nil, "uint")
 F["bc.messages.fields.team_name"] = ProtoField.string("bc.messages.fields.team_name", "team_name", base.ASCII, "label of team: enum name, object slot or the name a hash stands for")
 F["bc.messages.fields.text"] = ProtoField.string("bc.messages.fields.text", "text", base.ASCII, "string")
@@ -361,6 +377,7 @@ F["bc.messages.fields.victim"] = ProtoField.int32("bc.messages.fields.victim", "
 F["bc.messages.fields.victim_deaths"] = ProtoField.int32("bc.messages.fields.victim_deaths", "victim_deaths", base.DEC, nil, nil, "int")
 F["bc.messages.fields.warp_speed"] = ProtoField.double("bc.messages.fields.warp_speed", "warp_speed", "float")
 F["bc.messages.fields.weapons"] = ProtoField.none("bc.messages.fields.weapons", "weapons", "array")
+NOVALUE[F["bc.messages.fields.weapons"]] = true
 F["bc.messages.reassembled.fields.assigned_peer_id"] = ProtoField.uint32("bc.messages.reassembled.fields.assigned_peer_id", "assigned_peer_id", base.DEC, nil, nil, "uint")
 F["bc.messages.reassembled.fields.checksum_correction"] = ProtoField.bool("bc.messages.reassembled.fields.checksum_correction", "checksum_correction", base.NONE, nil, nil, "bool")
 F["bc.messages.reassembled.fields.checksum_correction_data"] = ProtoField.string("bc.messages.reassembled.fields.checksum_correction_data", "checksum_correction_data", base.ASCII, "bytes")
@@ -370,6 +387,7 @@ F["bc.messages.reassembled.fields.cloak"] = ProtoField.bool("bc.messages.reassem
 F["bc.messages.reassembled.fields.collision_damage"] = ProtoField.bool("bc.messages.reassembled.fields.collision_damage", "collision_damage", base.NONE, nil, nil, "bool")
 F["bc.messages.reassembled.fields.contact_count"] = ProtoField.uint32("bc.messages.reassembled.fields.contact_count", "contact_count", base.DEC, nil, nil, "uint")
 F["bc.messages.reassembled.fields.contacts"] = ProtoField.none("bc.messages.reassembled.fields.contacts", "contacts", "array")
+NOVALUE[F["bc.messages.reassembled.fields.contacts"]] = true
 F["bc.messages.reassembled.fields.content_hash"] = ProtoField.uint32("bc.messages.reassembled.fields.content_hash", "content_hash", base.HEX, nil, nil, "hash")
 F["bc.messages.reassembled.fields.data"] = ProtoField.string("bc.messages.reassembled.fields.data", "data", base.ASCII, "bytes")
 F["bc.messages.reassembled.fields.data_name"] = ProtoField.string("bc.messages.reassembled.fields.data_name", "data_name", base.ASCII, "label of data: enum name, object slot or the name a hash stands for")
@@ -393,6 +411,7 @@ F["bc.messages.reassembled.fields.factory"] = ProtoField.uint32("bc.messages.rea
 F["bc.messages.reassembled.fields.factory_name"] = ProtoField.string("bc.messages.reassembled.fields.factory_name", "factory_name", base.ASCII, "label of factory: enum name, object slot or the name a hash stands for")
 F["bc.messages.reassembled.fields.file_count"] = ProtoField.uint32("bc.messages.reassembled.fields.file_count", "file_count", base.DEC, nil, nil, "uint")
 F["bc.messages.reassembled.fields.files"] = ProtoField.none("bc.messages.reassembled.fields.files", "files", "array")
+NOVALUE[F["bc.messages.reassembled.fields.files"]] = true
 F["bc.messages.reassembled.fields.filter"] = ProtoField.string("bc.messages.reassembled.fields.filter", "filter", base.ASCII, "string")
 F["bc.messages.reassembled.fields.flag"] = ProtoField.bool("bc.messages.reassembled.fields.flag", "flag", base.NONE, nil, nil, "bool")
 F["bc.messages.reassembled.fields.flags"] = ProtoField.uint32("bc.messages.reassembled.fields.flags", "flags", base.HEX, nil, nil, "hex")
@@ -446,6 +465,7 @@ F["bc.messages.reassembled.fields.round"] = ProtoField.uint32("bc.messages.reass
 F["bc.messages.reassembled.fields.score"] = ProtoField.int32("bc.messages.reassembled.fields.score", "score", base.DEC, nil, nil, "int")
 F["bc.messages.reassembled.fields.score_count"] = ProtoField.uint32("bc.messages.reassembled.fields.score_count", "score_count", base.DEC, nil, nil, "uint")
 F["bc.messages.reassembled.fields.scores"] = ProtoField.none("bc.messages.reassembled.fields.scores", "scores", "array")
+NOVALUE[F["bc.messages.reassembled.fields.scores"]] = true
 F["bc.messages.reassembled.fields.sender"] = ProtoField.int32("bc.messages.reassembled.fields.sender", "sender", base.DEC, nil, nil, "int")
 F["bc.messages.reassembled.fields.set_name"] = ProtoField.string("bc.messages.reassembled.fields.set_name", "set_name", base.ASCII, "string")
 F["bc.messages.reassembled.fields.shield_glow"] = ProtoField.bool("bc.messages.reassembled.fields.shield_glow", "shield_glow", base.NONE, nil, nil, "bool")
@@ -458,6 +478,7 @@ F["bc.messages.reassembled.fields.species_name"] = ProtoField.string("bc.message
 F["bc.messages.reassembled.fields.speed"] = ProtoField.double("bc.messages.reassembled.fields.speed", "speed", "float")
 F["bc.messages.reassembled.fields.subdir_count"] = ProtoField.uint32("bc.messages.reassembled.fields.subdir_count", "subdir_count", base.DEC, nil, nil, "uint")
 F["bc.messages.reassembled.fields.subdirs"] = ProtoField.none("bc.messages.reassembled.fields.subdirs", "subdirs", "array")
+NOVALUE[F["bc.messages.reassembled.fields.subdirs"]] = true
 F["bc.messages.reassembled.fields.subsystem_data"] = ProtoField.string("bc.messages.reassembled.fields.subsystem_data", "subsystem_data", base.ASCII, "bytes")
 F["bc.messages.reassembled.fields.subsystem_data_name"] = ProtoField.string("bc.messages.reassembled.fields.subsystem_data_name", "subsystem_data_name", base.ASCII, "label of subsystem_data: enum name, object slot or the name a hash stands for")
 F["bc.messages.reassembled.fields.subsystem_start"] = ProtoField.uint32("bc.messages.reassembled.fields.subsystem_start", "subsystem_start", base.DEC, nil, nil, "uint")
@@ -466,6 +487,7 @@ F["bc.messages.reassembled.fields.system"] = ProtoField.uint32("bc.messages.reas
 F["bc.messages.reassembled.fields.target"] = ProtoField.uint32("bc.messages.reassembled.fields.target", "target", base.HEX, nil, nil, "hex")
 F["bc.messages.reassembled.fields.target_name"] = ProtoField.string("bc.messages.reassembled.fields.target_name", "target_name", base.ASCII, "label of target: enum name, object slot or the name a hash stands for")
 F["bc.messages.reassembled.fields.target_offset"] = ProtoField.none("bc.messages.reassembled.fields.target_offset", "target_offset", "object")
+NOVALUE[F["bc.messages.reassembled.fields.target_offset"]] = true
 F["bc.messages.reassembled.fields.team"] = ProtoField.uint32("bc.messages.reassembled.fields.team", "team", base.DEC, nil, nil, "uint")
 F["bc.messages.reassembled.fields.team_name"] = ProtoField.string("bc.messages.reassembled.fields.team_name", "team_name", base.ASCII, "label of team: enum name, object slot or the name a hash stands for")
 F["bc.messages.reassembled.fields.text"] = ProtoField.string("bc.messages.reassembled.fields.text", "text", base.ASCII, "string")
@@ -485,6 +507,7 @@ F["bc.messages.reassembled.fields.victim"] = ProtoField.int32("bc.messages.reass
 F["bc.messages.reassembled.fields.victim_deaths"] = ProtoField.int32("bc.messages.reassembled.fields.victim_deaths", "victim_deaths", base.DEC, nil, nil, "int")
 F["bc.messages.reassembled.fields.warp_speed"] = ProtoField.double("bc.messages.reassembled.fields.warp_speed", "warp_speed", "float")
 F["bc.messages.reassembled.fields.weapons"] = ProtoField.none("bc.messages.reassembled.fields.weapons", "weapons", "array")
+NOVALUE[F["bc.messages.reassembled.fields.weapons"]] = true
 
 local fieldlist = {}
 for _, f in pairs(F) do fieldlist[#fieldlist + 1] = f end
@@ -536,7 +559,36 @@ for _, a in ipairs(ANOMALIES) do
 	EXPERT[a[1] .. "/severity"] = a[2]
 	expertlist[#expertlist + 1] = EXPERT[a[1]]
 end
+-- An item Wireshark refused (a value its field cannot hold, a range past
+-- the buffer) is shown as this entry, and the dissection goes on.
+local REFUSED = ProtoExpert.new("bc.plugin.refused", "bcdump plugin: an item could not be added",
+	expert.group.MALFORMED, expert.severity.WARN)
+expertlist[#expertlist + 1] = REFUSED
 bc.experts = expertlist
+
+-- refused notes on tree that the item what could not be added.
+local function refused(tree, what, err)
+	pcall(function()
+		tree:add_proto_expert_info(REFUSED, "bcdump plugin: " .. what .. " not added: " .. tostring(err))
+	end)
+end
+
+-- tadd is tree:add protected: an item Wireshark refuses becomes an expert
+-- entry and the dissection goes on. It returns the item, or tree when
+-- there is none (its children then go to the parent). A field that holds
+-- other fields is given no value.
+local function tadd(tree, f, ...)
+	local ok, item
+	if NOVALUE[f] then
+		local r = ...
+		ok, item = pcall(tree.add, tree, f, r)
+	else
+		ok, item = pcall(tree.add, tree, f, ...)
+	end
+	if ok then return item end
+	refused(tree, tostring(f), item)
+	return tree
+end
 
 ---------------------------------------------------------------- cipher
 
@@ -659,18 +711,25 @@ local function note(s, name, n, value)
 end
 
 -- additem adds field f (or a text item) to tree, over the bytes when the
--- range is valid; when Wireshark refuses the field, the value is shown as
--- text, so one field never ends the datagram's tree.
+-- range is valid, without them when not; one Wireshark refuses anyway
+-- becomes an expert entry (the dissection goes on).
 local function additem(s, tree, f, off, n, value)
-	local ok = pcall(function()
-		if f then
-			tree:add(f, s.t(off, n), value)
-		else
-			tree:add(s.t(off, n), tostring(value))
-		end
+	if f and NOVALUE[f] then value = nil end
+	local ok, err = pcall(function()
+		if not f then return tree:add(s.t(off, n), tostring(value)) end
+		if value == nil then return tree:add(f, s.t(off, n)) end
+		return tree:add(f, s.t(off, n), value)
 	end)
-	if not ok and f then ok = pcall(function() tree:add(f, value) end) end
-	if not ok then pcall(function() tree:add(bc, tostring(value)) end) end
+	if ok then return end
+	ok = pcall(function()
+		if not f then return tree:add(bc, tostring(value)) end
+		if value == nil then return tree:add(f) end
+		return tree:add(f, value)
+	end)
+	if not ok then
+		local c = s.container
+		refused(tree, (c and c ~= "" and c .. "." or "") .. (s.field ~= "" and s.field or "element"), err)
+	end
 end
 
 -- label adds the "<name>_name" sibling of the field s.last describes.
@@ -687,31 +746,29 @@ local function label(s, text)
 end
 
 local function add(s, name, off, n, value, lab)
+	name = name or ""
 	if name == "-" then return end
 	local e = note(s, name, n, value)
 	local f = F[s.prefix .. name]
-	if name == "" then
-		f = nil
+	if name == "" then -- a value in an array: the array's field, typed as its values
+		f = s.container and F[s.prefix .. s.container]
+		if NOVALUE[f] then f = nil end
 	end
 	additem(s, s.tree, f, off, n, value)
 	s.last = { name = name, tree = s.tree, off = off, n = n, entry = e }
 	label(s, lab)
 end
 
--- the element name of an unnamed array entry: its container's name.
-local function elemname(s, name)
-	if name ~= "" then return name end
-	return s.container or ""
-end
-
 local function vecadd(s, name, off, n, v)
+	name = name or ""
 	note(s, name, n, v)
-	local f = F[s.prefix .. elemname(s, name)]
-	local item
+	local f = F[s.prefix .. name]
+	if name == "" then f = s.container and F[s.prefix .. s.container] end
+	if NOVALUE[f] then f = nil end
 	local label = string.format("%s: (%s, %s, %s)", name, tostring(v[1]), tostring(v[2]), tostring(v[3]))
-	item = s.tree:add(s.t(off, n), label)
-	if f and name ~= "" then
-		for i = 1, 3 do item:add(f, s.t(off, n), v[i]) end
+	local item = tadd(s.tree, s.t(off, n), label)
+	if f then
+		for i = 1, 3 do additem(s, item, f, off, n, v[i]) end
 	end
 end
 
@@ -726,11 +783,15 @@ end
 
 local run
 
-local function open(s, name, off, fn)
+-- open runs fn in a subtree: an object or array named name, or (name "")
+-- element i of the enclosing array ("file 2", "contact 1").
+local function open(s, name, off, fn, i)
 	local parent, pcont = s.tree, s.container
+	local text = name
+	if name == "" then text = (pcont and pcont:gsub("s$", "") or "element") .. " " .. (i or 1) end
 	local item
-	pcall(function() item = parent:add(s.t(off, 0), name ~= "" and name or "element") end)
-	if not item then item = parent:add(bc, name) end
+	pcall(function() item = parent:add(s.t(off, 0), text) end)
+	if not item then item = tadd(parent, bc, text) end
 	s.last = { container = item }
 	s.tree, s.container = item, name ~= "" and name or pcont
 	s.depth = s.depth + 1
@@ -781,7 +842,7 @@ exec.f32 = function(s, st)
 	local off = s.off
 	local v = s.t(off, 4):le_float()
 	s.off = off + 4
-	add(s, st.name ~= "" and st.name or elemname(s, ""), off, 4, v)
+	add(s, st.name, off, 4, v)
 end
 exec.cf16 = function(s, st)
 	need(s, 2, "cf16")
@@ -915,14 +976,16 @@ exec.switch = function(s, st)
 end
 exec["repeat"] = function(s, st)
 	for i = 1, value(s, st.ref) do
-		local r = open(s, "", s.off, function() return run(s, st.body) end)
+		local r = open(s, "", s.off, function() return run(s, st.body) end, i)
 		if r then return r end
 	end
 end
 exec.pairs = function(s, st)
+	local i = 0
 	while s.len - s.off > 0 do
 		if s.len - s.off < st.n then fail(s, s.off, "one byte left; entries are pairs") end
-		local r = open(s, "", s.off, function() return run(s, st.body) end)
+		i = i + 1
+		local r = open(s, "", s.off, function() return run(s, st.body) end, i)
 		if r then return r end
 	end
 end
@@ -982,7 +1045,7 @@ exec.checksum_response = function(s)
 	local dv = s.t(s.off, 4):le_uint()
 	add(s, "dir_hash", s.off, 4, dv, HASH_NAMES[dv])
 	s.off = s.off + 4
-	local function dir(off, depth, nameoff)
+	local function dir(off, depth, nameoff, index)
 		if depth > CHECKSUM_MAX_DEPTH then fail(s, off, "directories nested too deep") end
 		if off + 2 > s.len then fail(s, off, "file_count is short") end
 		local n = s.t(off, 2):le_uint()
@@ -996,14 +1059,14 @@ exec.checksum_response = function(s)
 			local fo = off + 2
 			s.off = fo
 			open(s, "files", fo, function()
-				for _ = 1, n do
+				for k = 1, n do
 					open(s, "", fo, function()
 						local v = s.t(fo, 4):le_uint()
 						add(s, "name_hash", fo, 4, v, HASH_NAMES[v])
 						add(s, "content_hash", fo + 4, 4, s.t(fo + 4, 4):le_uint())
 						fo = fo + 8
 						s.off = fo
-					end)
+					end, k)
 				end
 			end)
 			local m = s.t(fo, 1):uint()
@@ -1014,14 +1077,14 @@ exec.checksum_response = function(s)
 			s.off = names
 			open(s, "subdirs", names, function()
 				for i = 0, m - 1 do
-					nxt = dir(nxt, depth + 1, names + 4 * i)
+					nxt = dir(nxt, depth + 1, names + 4 * i, i + 1)
 				end
 			end)
 			return nxt
 		end
 		if depth > 0 then
 			local r
-			open(s, "", nameoff, function() r = body() end)
+			open(s, "", nameoff, function() r = body() end, index)
 			return r
 		end
 		return body()
@@ -1099,10 +1162,11 @@ local function gofloat(v)
 	return sign .. digits:sub(1, exp + 1) .. "." .. digits:sub(exp + 2)
 end
 
--- goquote quotes a string as Go's strconv.Quote does.
+-- goquote quotes a string as Go's strconv.Quote does (QuoteToASCII with
+-- ascii set: every code point from 0x80 escaped).
 local ESC = { [7] = "\\a", [8] = "\\b", [9] = "\\t", [10] = "\\n", [11] = "\\v", [12] = "\\f", [13] = "\\r",
 	[34] = '\\"', [92] = "\\\\" }
-local function goquote(v)
+local function goquote(v, ascii)
 	local out, i, n = {}, 1, #v
 	while i <= n do
 		local c = v:byte(i)
@@ -1122,7 +1186,9 @@ local function goquote(v)
 			end
 		end
 		if ok then
-			if cp < 0xA0 then out[#out + 1] = string.format("\\u%04x", cp) else out[#out + 1] = v:sub(i, i + len - 1) end
+			if cp > 0xFFFF and ascii then out[#out + 1] = string.format("\\U%08x", cp)
+			elseif cp < 0xA0 or ascii then out[#out + 1] = string.format("\\u%04x", cp)
+			else out[#out + 1] = v:sub(i, i + len - 1) end
 			i = i + len
 		else
 			if ESC[c] then out[#out + 1] = ESC[c]
@@ -1177,8 +1243,8 @@ local function summarize(op, s, n)
 	if op == 0x20 then
 		if not top.round then return "" end
 		local out = { round(top.round.value) }
-		if top.directory then out[#out + 1] = quoted(top.directory.value) end
-		if top.filter then out[#out + 1] = quoted(top.filter.value) end
+		if top.directory then out[#out + 1] = goquote(top.directory.value, true) end
+		if top.filter then out[#out + 1] = goquote(top.filter.value, true) end
 		if top.recursive and top.recursive.value then out[#out + 1] = "recursive" end
 		return table.concat(out, " ")
 	elseif op == 0x21 then
@@ -1220,11 +1286,11 @@ local function decode_payload(pt, tree, prefix, anomalies)
 	if n == 0 then return nil end
 	local op = pt(0, 1):uint()
 	local name = OPCODES[op]
-	tree:add(F[prefix .. "opcode"], pt(0, 1), op)
-	tree:add(F[prefix .. "opcode_name"], pt(0, 1), name)
+	tadd(tree, F[prefix .. "opcode"], pt(0, 1), op)
+	tadd(tree, F[prefix .. "opcode_name"], pt(0, 1), name)
 	local layout = LAYOUTS[op]
 	if not layout then return name end
-	local ftree = tree:add(F[prefix .. "fields"], pt(0, n))
+	local ftree = tadd(tree, F[prefix .. "fields"], pt(0, n))
 	local s = { t = pt, off = 1, len = n, vars = { opcode = op }, grp = 0, grpoff = -1, grpnext = 0,
 		tree = ftree, prefix = prefix .. "fields.", container = nil, depth = 0, top = {}, count = {}, order = {} }
 	local ok, err = pcall(run, s, layout)
@@ -1263,9 +1329,9 @@ local function decode_control(peer, typ, pt, tree)
 	local P = "bc.messages.fields."
 	if typ == 0x00 then
 		if n < 5 then return "" end
-		local ft = tree:add(F["bc.messages.fields"], pt(0, n))
-		ft:add(F[P .. "peer_id"], pt(0, 1), pt(0, 1):uint())
-		ft:add(F[P .. "ip"], pt(1, 4), ipv4(pt(1, 4)))
+		local ft = tadd(tree, F["bc.messages.fields"], pt(0, n))
+		tadd(ft, F[P .. "peer_id"], pt(0, 1), pt(0, 1):uint())
+		tadd(ft, F[P .. "ip"], pt(1, 4), ipv4(pt(1, 4)))
 		local e = n
 		for i = 5, n - 2, 2 do
 			if pt(i, 1):uint() == 0 and pt(i + 1, 1):uint() == 0 then
@@ -1275,31 +1341,31 @@ local function decode_control(peer, typ, pt, tree)
 		end
 		local name = e > 5 and pt(5, e - 5):le_ustring() or ""
 		local nl = e < n and e - 5 + 2 or n - 5
-		if nl > 0 then ft:add(F[P .. "name"], pt(5, nl), name) else ft:add(F[P .. "name"], name) end
+		if nl > 0 then tadd(ft, F[P .. "name"], pt(5, nl), name) else tadd(ft, F[P .. "name"], name) end
 		return string.format(" peer=%d ip=%s %q", pt(0, 1):uint(), ipv4(pt(1, 4)), name)
 	elseif typ == 0x03 then
 		if peer == 0xFF then
 			if n < 6 then return "" end
-			local ft = tree:add(F["bc.messages.fields"], pt(0, n))
-			ft:add(F[P .. "role"], pt(0, 0), "request")
-			ft:add(F[P .. "ip"], pt(0, 4), ipv4(pt(0, 4)))
-			ft:add(F[P .. "port_bytes"], pt(4, 2), pt(4, 2):bytes():tohex(true))
-			if n > 6 then ft:add(F[P .. "extra"], pt(6, n - 6), pt(6, n - 6):bytes():tohex(true)) end
+			local ft = tadd(tree, F["bc.messages.fields"], pt(0, n))
+			tadd(ft, F[P .. "role"], pt(0, 0), "request")
+			tadd(ft, F[P .. "ip"], pt(0, 4), ipv4(pt(0, 4)))
+			tadd(ft, F[P .. "port_bytes"], pt(4, 2), pt(4, 2):bytes():tohex(true))
+			if n > 6 then tadd(ft, F[P .. "extra"], pt(6, n - 6), pt(6, n - 6):bytes():tohex(true)) end
 			return " ip=" .. ipv4(pt(0, 4))
 		else
 			if n < 1 then return "" end
-			local ft = tree:add(F["bc.messages.fields"], pt(0, n))
-			ft:add(F[P .. "role"], pt(0, 0), "assign")
-			ft:add(F[P .. "assigned_peer_id"], pt(0, 1), pt(0, 1):uint())
-			if n > 1 then ft:add(F[P .. "extra"], pt(1, n - 1), pt(1, n - 1):bytes():tohex(true)) end
+			local ft = tadd(tree, F["bc.messages.fields"], pt(0, n))
+			tadd(ft, F[P .. "role"], pt(0, 0), "assign")
+			tadd(ft, F[P .. "assigned_peer_id"], pt(0, 1), pt(0, 1):uint())
+			if n > 1 then tadd(ft, F[P .. "extra"], pt(1, n - 1), pt(1, n - 1):bytes():tohex(true)) end
 			return " id=" .. pt(0, 1):uint()
 		end
 	elseif typ == 0x05 then
 		if n < 5 then return "" end
-		local ft = tree:add(F["bc.messages.fields"], pt(0, n))
-		ft:add(F[P .. "peer_id"], pt(0, 1), pt(0, 1):uint())
-		ft:add(F[P .. "ip"], pt(1, 4), ipv4(pt(1, 4)))
-		if n > 5 then ft:add(F[P .. "extra"], pt(5, n - 5), pt(5, n - 5):bytes():tohex(true)) end
+		local ft = tadd(tree, F["bc.messages.fields"], pt(0, n))
+		tadd(ft, F[P .. "peer_id"], pt(0, 1), pt(0, 1):uint())
+		tadd(ft, F[P .. "ip"], pt(1, 4), ipv4(pt(1, 4)))
+		if n > 5 then tadd(ft, F[P .. "extra"], pt(5, n - 5), pt(5, n - 5):bytes():tohex(true)) end
 		return string.format(" peer=%d ip=%s", pt(0, 1):uint(), ipv4(pt(1, 4)))
 	end
 	return ""
@@ -1314,32 +1380,100 @@ end
 
 ---------------------------------------------------------------- reassembly
 
--- Fragments of one message, per flow and seq, joined on the first pass;
--- the joined payload is kept by frame and message index for later passes.
-local partial, joined = {}, {}
+-- Fragments of one message, joined on the first pass; the joined payload
+-- (or the duplicate mark) is kept by frame and message index for later
+-- passes. As bcdump's tracker (package transport): a flow (both directions)
+-- holds at most REASM_MAX_OPEN incomplete messages and REASM_MAX_BYTES of
+-- their fragments, the oldest dropped to make room; one whose first
+-- fragment is older than REASM_TIMEOUT seconds is dropped; a fragment
+-- already held, or of a message already joined (one of the last
+-- REASM_DONE of the flow), is a duplicate: marked, not joined again.
+local REASM_TIMEOUT, REASM_MAX_OPEN, REASM_MAX_BYTES = 60, 8, 65536
+local REASM_DONE = 256
+local flows, joined, dups = {}, {}, {}
 
 function bc.init()
-	partial, joined = {}, {}
+	flows, joined, dups = {}, {}, {}
+end
+
+local function drop(fl, k)
+	fl.bytes = fl.bytes - fl.open[k].bytes
+	fl.open[k] = nil
+	fl.nopen = fl.nopen - 1
+end
+
+local function oldest(t, at)
+	local ok, ov
+	for k, v in pairs(t) do
+		if not ov or at(v) < ov then ok, ov = k, at(v) end
+	end
+	return ok, ov
 end
 
 local function reassemble(pinfo, idx, seq, fidx, total, payload)
 	local key = tostring(pinfo.number) .. "/" .. idx
-	if pinfo.visited then return joined[key] end
-	local flow = tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. "#" .. seq
-	local e = partial[flow]
-	if not e then
-		e = { parts = {} }
-		partial[flow] = e
+	if pinfo.visited then return joined[key], dups[key] end
+	local src = tostring(pinfo.src) .. ":" .. pinfo.src_port
+	local dst = tostring(pinfo.dst) .. ":" .. pinfo.dst_port
+	local fk, dir = src .. "|" .. dst, ">"
+	if dst < src then fk, dir = dst .. "|" .. src, "<" end
+	local fl = flows[fk]
+	if not fl then
+		fl = { open = {}, nopen = 0, bytes = 0, done = {}, ndone = 0, clock = 0 }
+		flows[fk] = fl
 	end
-	if total then e.total = total end
+	fl.clock = fl.clock + 1
+	local now = tonumber(pinfo.abs_ts) or 0
+	for k, e in pairs(fl.open) do
+		if now - e.first > REASM_TIMEOUT then drop(fl, k) end
+	end
+	local sk = dir .. seq
+	if fl.done[sk] then
+		dups[key] = true
+		return nil, true
+	end
+	local e = fl.open[sk]
+	if e and e.parts[fidx] then
+		dups[key] = true
+		return nil, true
+	end
+	if (total and total == 0) or (e and e.total and fidx >= e.total) then return nil end
+	local n = payload:len()
+	if n > REASM_MAX_BYTES then
+		if e then drop(fl, sk) end
+		return nil
+	end
+	if not e then
+		while fl.nopen >= REASM_MAX_OPEN do drop(fl, (oldest(fl.open, function(v) return v.order end))) end
+		e = { parts = {}, first = now, bytes = 0, order = fl.clock }
+		fl.open[sk] = e
+		fl.nopen = fl.nopen + 1
+	end
+	while fl.bytes + n > REASM_MAX_BYTES do
+		local k = oldest(fl.open, function(v) return v == e and math.huge or v.order end)
+		if k == sk then
+			drop(fl, sk)
+			return nil
+		end
+		drop(fl, k)
+	end
 	e.parts[fidx] = payload
+	e.bytes = e.bytes + n
+	fl.bytes = fl.bytes + n
+	if total then e.total = total end
 	if not e.total then return nil end
 	for i = 0, e.total - 1 do
 		if not e.parts[i] then return nil end
 	end
 	local all = ByteArray.new()
 	for i = 0, e.total - 1 do all:append(e.parts[i]) end
-	partial[flow] = nil
+	drop(fl, sk)
+	if fl.ndone >= REASM_DONE then
+		fl.done[(oldest(fl.done, function(v) return v end))] = nil
+		fl.ndone = fl.ndone - 1
+	end
+	fl.done[sk] = fl.clock
+	fl.ndone = fl.ndone + 1
 	joined[key] = { bytes = all, frags = e.total }
 	return joined[key]
 end
@@ -1349,9 +1483,9 @@ end
 local function gamespy(tvb, pinfo, root)
 	local n = tvb:len()
 	local raw = tvb(0, n):raw()
-	root:add(F["bc.kind"], tvb(0, 0), "gamespy")
-	root:add(F["bc.text"], tvb(0, n), raw)
-	local gs = root:add(F["bc.gamespy"], tvb(0, n))
+	tadd(root, F["bc.kind"], tvb(0, 0), "gamespy")
+	tadd(root, F["bc.text"], tvb(0, n), raw)
+	local gs = tadd(root, F["bc.gamespy"], tvb(0, n))
 	local pos = 1 -- after the leading backslash (Lua strings are 1-based)
 	while pos < n do
 		local ks = pos
@@ -1362,7 +1496,7 @@ local function gamespy(tvb, pinfo, root)
 		if ve < vs then ve = vs end
 		local key = raw:sub(ks + 1, ke - 1)
 		local val = raw:sub(vs, ve - 1)
-		gs:add(tvb(ks - 1, ve - ks), key .. ": " .. val)
+		tadd(gs, tvb(ks - 1, ve - ks), key .. ": " .. val)
 		pos = ve
 	end
 	pinfo.cols.info = "GameSpy " .. string.format("%q", raw:sub(1, 80))
@@ -1372,15 +1506,15 @@ function bc.dissector(tvb, pinfo, tree)
 	local n = tvb:len()
 	if n == 0 then return 0 end
 	pinfo.cols.protocol = "BC"
-	local root = tree:add(bc, tvb(0, n))
+	local root = tadd(tree, bc, tvb(0, n))
 	if tvb(0, 1):uint() == 0x5C then
 		gamespy(tvb, pinfo, root)
 		return n
 	end
 	local anomalies = {}
 	local dt = decipher(tvb(0, n):bytes()):tvb("Deciphered BC")
-	root:add(F["bc.kind"], tvb(0, 0), "game")
-	root:add(F["bc.peer_id"], dt(0, 1), dt(0, 1):uint())
+	tadd(root, F["bc.kind"], tvb(0, 0), "game")
+	tadd(root, F["bc.peer_id"], dt(0, 1), dt(0, 1):uint())
 	local peer = dt(0, 1):uint()
 	local info = { string.format("peer=%X", peer) }
 	if n < 2 then
@@ -1389,7 +1523,7 @@ function bc.dissector(tvb, pinfo, tree)
 		return n
 	end
 	local count = dt(1, 1):uint()
-	root:add(F["bc.msg_count"], dt(1, 1), count)
+	tadd(root, F["bc.msg_count"], dt(1, 1), count)
 	local off = 2
 	local parts = {}
 	for i = 0, count - 1 do
@@ -1412,17 +1546,17 @@ function bc.dissector(tvb, pinfo, tree)
 				break
 			end
 			local seq = dt(off + 1, 2):le_uint()
-			local mt = root:add(F["bc.messages"], dt(off, mlen))
-			mt:add(F["bc.messages.type"], dt(off, 1), typ)
-			mt:add(F["bc.messages.type_name"], dt(off, 1), tname)
-			mt:add(F["bc.messages.offset"], dt(off, 0), off)
-			mt:add(F["bc.messages.len"], dt(off, mlen), mlen)
-			mt:add(F["bc.messages.seq"], dt(off + 1, 2), seq)
-			mt:add(F["bc.messages.ack_frag"], dt(off + 3, 1), band(flags, 1) ~= 0)
-			mt:add(F["bc.messages.ack_low"], dt(off + 3, 1), band(flags, 2) ~= 0)
+			local mt = tadd(root, F["bc.messages"], dt(off, mlen))
+			tadd(mt, F["bc.messages.type"], dt(off, 1), typ)
+			tadd(mt, F["bc.messages.type_name"], dt(off, 1), tname)
+			tadd(mt, F["bc.messages.offset"], dt(off, 0), off)
+			tadd(mt, F["bc.messages.len"], dt(off, mlen), mlen)
+			tadd(mt, F["bc.messages.seq"], dt(off + 1, 2), seq)
+			tadd(mt, F["bc.messages.ack_frag"], dt(off + 3, 1), band(flags, 1) ~= 0)
+			tadd(mt, F["bc.messages.ack_low"], dt(off + 3, 1), band(flags, 2) ~= 0)
 			local s = string.format("ACK seq=%d", seq)
 			if mlen == 5 then
-				mt:add(F["bc.messages.frag_idx"], dt(off + 4, 1), dt(off + 4, 1):uint())
+				tadd(mt, F["bc.messages.frag_idx"], dt(off + 4, 1), dt(off + 4, 1):uint())
 				s = s .. string.format(" frag=%d", dt(off + 4, 1):uint())
 			end
 			if band(flags, 2) ~= 0 then s = s .. " low" end
@@ -1466,49 +1600,50 @@ function bc.dissector(tvb, pinfo, tree)
 					p = p + 1
 				end
 			end
-			local mt = root:add(F["bc.messages"], dt(off, mlen))
-			mt:add(F["bc.messages.type"], dt(off, 1), typ)
-			mt:add(F["bc.messages.type_name"], dt(off, 1), tname)
-			mt:add(F["bc.messages.offset"], dt(off, 0), off)
-			mt:add(F["bc.messages.len"], dt(off + 1, 2), mlen)
-			mt:add(F["bc.messages.reliable"], dt(off + 1, 2), reliable)
-			mt:add(F["bc.messages.ordered"], dt(off + 1, 2), ordered)
+			local mt = tadd(root, F["bc.messages"], dt(off, mlen))
+			tadd(mt, F["bc.messages.type"], dt(off, 1), typ)
+			tadd(mt, F["bc.messages.type_name"], dt(off, 1), tname)
+			tadd(mt, F["bc.messages.offset"], dt(off, 0), off)
+			tadd(mt, F["bc.messages.len"], dt(off + 1, 2), mlen)
+			tadd(mt, F["bc.messages.reliable"], dt(off + 1, 2), reliable)
+			tadd(mt, F["bc.messages.ordered"], dt(off + 1, 2), ordered)
 			local s = data and "DATA" or tname
 			if typ == 0x03 then s = s .. (peer == 0xFF and " req" or " assign") end
 			if reliable then
-				mt:add(F["bc.messages.seq"], dt(off + 3, 2), seq)
+				tadd(mt, F["bc.messages.seq"], dt(off + 3, 2), seq)
 				s = s .. string.format(" rel seq=%d", seq)
 			end
 			if fragment then
-				mt:add(F["bc.messages.fragment"], dt(off + 1, 2), true)
-				mt:add(F["bc.messages.frag_idx"], dt(off + (reliable and 5 or 3), 1), fidx)
+				tadd(mt, F["bc.messages.fragment"], dt(off + 1, 2), true)
+				tadd(mt, F["bc.messages.frag_idx"], dt(off + (reliable and 5 or 3), 1), fidx)
 				if total then
-					mt:add(F["bc.messages.frag_total"], dt(p - 1, 1), total)
+					tadd(mt, F["bc.messages.frag_total"], dt(p - 1, 1), total)
 					s = s .. string.format(" frag=%d/%d", fidx, total)
 				else
 					s = s .. string.format(" frag=%d", fidx)
 				end
 			end
 			local plen = off + mlen - p
-			mt:add(F["bc.messages.payload_len"], dt(p, plen), plen)
+			tadd(mt, F["bc.messages.payload_len"], dt(p, plen), plen)
 			local pt = dt(p, plen):tvb()
 			if plen == 0 then pt = nil end
 			if data and pt then
 				if fragment then
 					if fidx == 0 then
 						local op = pt(0, 1):uint()
-						mt:add(F["bc.messages.opcode"], pt(0, 1), op)
-						mt:add(F["bc.messages.opcode_name"], pt(0, 1), OPCODES[op])
+						tadd(mt, F["bc.messages.opcode"], pt(0, 1), op)
+						tadd(mt, F["bc.messages.opcode_name"], pt(0, 1), OPCODES[op])
 						s = s .. " " .. OPCODES[op]
 					else
 						s = s .. rawbrief(pt(0, plen))
 					end
-					local r = reassemble(pinfo, i, seq or -1, fidx, total, dt(p, plen):bytes())
+					local r, dup = reassemble(pinfo, i, seq or -1, fidx, total, dt(p, plen):bytes())
+					if dup then tadd(mt, F["bc.messages.duplicate"], dt(off, mlen), true) end
 					if r then
-						local rt = mt:add(F["bc.messages.reassembled"], pt(0, plen))
+						local rt = tadd(mt, F["bc.messages.reassembled"], pt(0, plen))
 						local at = r.bytes:tvb("Reassembled BC message")
-						rt:add(F["bc.messages.reassembled.len"], at(0, at:len()), at:len())
-						rt:add(F["bc.messages.reassembled.frags"], at(0, at:len()), r.frags)
+						tadd(rt, F["bc.messages.reassembled.len"], at(0, at:len()), at:len())
+						tadd(rt, F["bc.messages.reassembled.frags"], at(0, at:len()), r.frags)
 						local name = decode_payload(at, rt, "bc.messages.reassembled.", anomalies)
 						s = s .. string.format(" => reassembled %d bytes from %d frags: %s", at:len(), r.frags, name or "")
 					end
@@ -1537,10 +1672,10 @@ function bc.dissector(tvb, pinfo, tree)
 		anomaly(root, "trailing-bytes", string.format("%d trailing bytes after the messages msg_count announced (0)", n - off), anomalies)
 	end
 	for _, a in ipairs(anomalies) do
-		local at = root:add(F["bc.anomalies"], tvb(0, 0))
-		at:add(F["bc.anomalies.code"], tvb(0, 0), a[1])
-		at:add(F["bc.anomalies.severity"], tvb(0, 0), EXPERT[a[1] .. "/severity"])
-		at:add(F["bc.anomalies.message"], tvb(0, 0), a[2])
+		local at = tadd(root, F["bc.anomalies"], tvb(0, 0))
+		tadd(at, F["bc.anomalies.code"], tvb(0, 0), a[1])
+		tadd(at, F["bc.anomalies.severity"], tvb(0, 0), EXPERT[a[1] .. "/severity"])
+		tadd(at, F["bc.anomalies.message"], tvb(0, 0), a[2])
 		at:set_text("anomaly: " .. a[1] .. ": " .. a[2])
 	end
 	pinfo.cols.info = info[1] .. " " .. table.concat(parts, " | ")
