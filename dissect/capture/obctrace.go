@@ -73,7 +73,7 @@ func (o *obcReader) next(tp *tracePacket) error {
 		tick := binary.LittleEndian.Uint32(h[0:4])
 		dir, slot := h[4], h[5]
 		size := int(binary.LittleEndian.Uint16(h[6:8]))
-		if cap(o.buf) < size {
+		if cap(o.buf) < 5+size { // 5 bytes of transport header go before the payload
 			o.buf = make([]byte, 0, size+5)
 		}
 		payload := o.buf[5 : 5+size]
