@@ -580,14 +580,7 @@ func (e *enc) step(p string, s game.Step) bool {
 			yes = e.rng.IntN(2) == 0
 			e.restFull = yes
 		} else {
-			v := e.vars[s.Ref]
-			if s.Mask != 0 {
-				v &= s.Mask
-			}
-			yes = v == s.Value
-			if s.Cmp == "ne" {
-				yes = !yes
-			}
+			yes = s.Holds(e.vars[s.Ref])
 		}
 		if yes {
 			e.took(p, "then")
@@ -1179,14 +1172,7 @@ func (t *tracer) step(p string, s game.Step) bool {
 		if s.Ref == "left" {
 			v = uint64(len(t.p) - t.off)
 		}
-		if s.Mask != 0 {
-			v &= s.Mask
-		}
-		yes := v == s.Value
-		if s.Cmp == "ne" {
-			yes = !yes
-		}
-		if yes {
+		if s.Holds(v) {
 			t.took(p, "then")
 			return t.run(p, s.Body)
 		}

@@ -128,6 +128,16 @@ func flagStep(name, ref string, bit int) Step {
 func ifNZ(ref string, mask uint64, body ...Step) Step {
 	return Step{Op: OpIf, Ref: ref, Mask: mask, Cmp: "ne", Value: 0, Body: body}
 }
+
+// Holds reports whether an OpIf step's condition is true of v, the value
+// of its Ref: v masked by Mask (when not 0), compared to Value as Cmp says.
+func (s Step) Holds(v uint64) bool {
+	if s.Mask != 0 {
+		v &= s.Mask
+	}
+	return (v == s.Value) == (s.Cmp == "eq")
+}
+
 func ifCmp(ref, cmp string, v uint64, body ...Step) Step {
 	return Step{Op: OpIf, Ref: ref, Cmp: cmp, Value: v, Body: body}
 }

@@ -112,11 +112,7 @@ func (r *layoutRun) step(s Step) bool {
 		d.end()
 		return ended
 	case OpIf:
-		v := r.value(s.Ref)
-		if s.Mask != 0 {
-			v &= s.Mask
-		}
-		if (s.Cmp == "eq") == (v == s.Value) {
+		if s.Holds(r.value(s.Ref)) {
 			return r.steps(s.Body)
 		}
 		return r.steps(s.Else)
