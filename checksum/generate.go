@@ -26,6 +26,12 @@ const (
 // the path without trailing '/'), unlike vanilla-1.1.json. Meta.Name is
 // left for the caller.
 func Generate(gameDir string) (*Manifest, error) {
+	return GenerateHashing(gameDir, nil)
+}
+
+// GenerateHashing is Generate that calls hashed (unless nil) with the path
+// of every file it hashes, so that a caller can keep its output off them.
+func GenerateHashing(gameDir string, hashed func(path string)) (*Manifest, error) {
 	if err := checkGameDir(gameDir); err != nil {
 		return nil, err
 	}
@@ -37,7 +43,7 @@ func Generate(gameDir string) (*Manifest, error) {
 	found := false
 	for _, rs := range Rounds {
 		path := TrimDir(rs.Dir)
-		e, ok, err := scanRound(gameDir, int(rs.Round), path, rs.Filter, rs.Recursive)
+		e, ok, err := scanRound(gameDir, int(rs.Round), path, rs.Filter, rs.Recursive, hashed)
 		if err != nil {
 			return nil, err
 		}
@@ -64,14 +70,14 @@ func checkGameDir(gameDir string) error {
 
 // scanRound builds the entry of one round; ok is false when its directory
 // does not exist.
-func scanRound(gameDir string, index int, path, filter string, recursive bool) (ManifestRound, bool, error) {
+func scanRound(gameDir string, index int, path, filter string, recursive bool, hashed func(string)) (ManifestRound, bool, error) {
 	e := ManifestRound{Index: index, Path: path, Filter: filter, Recursive: recursive,
 		Files: []ManifestFile{}, Subdirs: []ManifestDir{}}
 	dir, ok, err := findPath(gameDir, path)
 	if err != nil || !ok {
 		return e, false, err
 	}
-	e.Files, e.Subdirs, err = scanDir(dir, filter, recursive, 0)
+	e.Files, e.Subdirs, err = scanDir(dir, filter, recursive, 0, hashed)
 	return e, true, err
 }
 
@@ -113,7 +119,7 @@ func findPath(root, rel string) (string, bool, error) {
 // subdirectory (matching files or not) the same way. os.ReadDir returns
 // names sorted byte-wise, the wire order. Symbolic links to directories are
 // not followed, so a link loop cannot recurse.
-func scanDir(dir, filter string, recursive bool, depth int) ([]ManifestFile, []ManifestDir, error) {
+func scanDir(dir, filter string, recursive bool, depth int, hashed func(string)) ([]ManifestFile, []ManifestDir, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +135,7 @@ func scanDir(dir, filter string, recursive bool, depth int) ([]ManifestFile, []M
 			if depth+1 > MaxDepth {
 				return nil, nil, fmt.Errorf("%s: directories nested deeper than %d", full, MaxDepth)
 			}
-			f, s, err := scanDir(full, filter, recursive, depth+1)
+			f, s, err := scanDir(full, filter, recursive, depth+1, hashed)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -138,6 +144,9 @@ func scanDir(dir, filter string, recursive bool, depth int) ([]ManifestFile, []M
 		}
 		if !MatchFilter(filter, name) || !isRegular(e, full) {
 			continue
+		}
+		if hashed != nil {
+			hashed(full)
 		}
 		h, err := hashFile(full)
 		if err != nil {
@@ -257,13 +266,19 @@ func (d Diff) String() string {
 // Rounds m does not list are not scanned. An empty result means the
 // install matches.
 func Verify(m *Manifest, gameDir string) ([]Diff, error) {
+	return VerifyHashing(m, gameDir, nil)
+}
+
+// VerifyHashing is Verify that calls hashed (unless nil) with the path of
+// every file it hashes.
+func VerifyHashing(m *Manifest, gameDir string, hashed func(path string)) ([]Diff, error) {
 	if err := checkGameDir(gameDir); err != nil {
 		return nil, err
 	}
 	var out []Diff
 	for i := range m.Directories {
 		want := &m.Directories[i]
-		got, _, err := scanRound(gameDir, want.Index, want.Path, want.Filter, want.Recursive)
+		got, _, err := scanRound(gameDir, want.Index, want.Path, want.Filter, want.Recursive, hashed)
 		if err != nil {
 			return nil, err
 		}

@@ -45,8 +45,11 @@ given as IN is copied as it is. See "bcdump help traces".`,
 }
 
 func runConvert(s *streams, o *convertOptions, in string) error {
+	if err := s.reading(in); err != nil {
+		return err
+	}
 	df := decodeFlags{ports: o.ports, trace: o.trace}
-	opt, err := df.options()
+	opt, err := df.options(s)
 	if err != nil {
 		return err
 	}

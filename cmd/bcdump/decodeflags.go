@@ -59,8 +59,9 @@ func (o *decodeFlags) gamePorts() (ports []uint16, auto bool, err error) {
 	return ports, auto, nil
 }
 
-// options validates the flags and loads the manifest.
-func (o *decodeFlags) options() (dissect.Options, error) {
+// options validates the flags and loads the manifest, an input of the run
+// (streams.reading).
+func (o *decodeFlags) options(s *streams) (dissect.Options, error) {
 	var opt dissect.Options
 	ports, auto, err := o.gamePorts()
 	if err != nil {
@@ -80,6 +81,9 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 		}
 	}
 	if o.manifest != "" {
+		if err := s.reading(o.manifest); err != nil {
+			return opt, fmt.Errorf("--manifest: %w", err)
+		}
 		m, err := checksum.LoadFile(o.manifest)
 		if err != nil {
 			return opt, fmt.Errorf("--manifest: %w", err)
@@ -90,8 +94,8 @@ func (o *decodeFlags) options() (dissect.Options, error) {
 }
 
 // resolve is options and gate together, for the commands that have both.
-func (o *decodeFlags) resolve() (dissect.Options, *severityGate, error) {
-	opt, err := o.options()
+func (o *decodeFlags) resolve(s *streams) (dissect.Options, *severityGate, error) {
+	opt, err := o.options(s)
 	if err != nil {
 		return opt, nil, err
 	}

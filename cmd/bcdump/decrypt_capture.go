@@ -17,7 +17,10 @@ import (
 // payload of every game datagram on the game ports (GameSpy text is already
 // plain) and fixing UDP checksums, so Wireshark shows the plaintext.
 func decryptCapture(s *streams, in, out string, ports []uint16) error {
-	rules := s.outputRules(in)
+	if err := s.reading(in); err != nil {
+		return err
+	}
+	rules := s.outputRules()
 	if out != "-" {
 		if err := outfile.Check(out, rules); err != nil {
 			return fmt.Errorf("-w: %w", err)

@@ -88,6 +88,9 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if oldName == "-" && newName == "-" {
 		return fmt.Errorf("diff: only one side can be read from stdin")
 	}
+	if err := s.reading(oldName, newName); err != nil {
+		return err
+	}
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", o.format)
 	}
@@ -109,7 +112,7 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 		}
 		opt.Timing, opt.Tolerance = true, tol
 	}
-	dopt, err := o.options()
+	dopt, err := o.options(s)
 	if err != nil {
 		return err
 	}

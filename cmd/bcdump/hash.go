@@ -50,6 +50,9 @@ others are still hashed; the exit status is then 2.`,
 }
 
 func runHashFiles(s *streams, paths []string) error {
+	if err := s.reading(paths...); err != nil {
+		return err
+	}
 	failed := 0
 	for _, p := range paths {
 		h, err := fileHash(p)

@@ -65,7 +65,7 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,10 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	}
 	b := htmlreport.New(hopt)
 	sink := selected(b, flt)
-	ins, many := expandInputs(s, files)
+	ins, many, err := expandInputs(s, files)
+	if err != nil {
+		return err
+	}
 	rules := s.outputRules(inputNames(ins)...)
 	rules.NoClobber = o.keep
 	if o.out != "-" {

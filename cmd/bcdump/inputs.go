@@ -27,8 +27,11 @@ type input struct {
 // no capture's (capture.LooksLikeCapture: sources, notes, HTML reports);
 // one line on stderr counts them. A file named on the command line is
 // always read. many reports whether the run reads more than one capture
-// (or a directory): records then say which file they come from.
-func expandInputs(s *streams, args []string) (ins []input, many bool) {
+// (or a directory): records then say which file they come from. Every
+// capture found is recorded as read (streams.reading), so that no output
+// of the run, standard output included, is one of them; err is that
+// refusal.
+func expandInputs(s *streams, args []string) (ins []input, many bool, err error) {
 	for _, a := range args {
 		fi, err := os.Stat(a)
 		if a == "-" || err != nil || !fi.IsDir() {
@@ -76,7 +79,7 @@ func expandInputs(s *streams, args []string) (ins []input, many bool) {
 			s.noteOnce("bcdump: %s: skipped %s", a, strings.Join(parts, " and "))
 		}
 	}
-	return ins, many || len(ins) > 1
+	return ins, many || len(ins) > 1, s.reading(inputNames(ins)...)
 }
 
 // looksLikeCapture reads the first bytes of the file at path.

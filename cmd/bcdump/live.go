@@ -140,7 +140,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}

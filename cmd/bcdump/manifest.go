@@ -48,8 +48,13 @@ disk; directory and filter matching ignores case, as on Windows.`,
 }
 
 func runManifestGenerate(s *streams, gameDir, out, name string) error {
-	m, err := checksum.Generate(gameDir)
+	var hashed []string
+	m, err := checksum.GenerateHashing(gameDir, func(path string) { hashed = append(hashed, path) })
 	if err != nil {
+		return fmt.Errorf("manifest generate: %w", err)
+	}
+	// The output, stdout included, must not be a file just hashed.
+	if err := s.reading(hashed...); err != nil {
 		return fmt.Errorf("manifest generate: %w", err)
 	}
 	if name == "" {
@@ -65,7 +70,7 @@ func runManifestGenerate(s *streams, gameDir, out, name string) error {
 	if err := m.Save(&b); err != nil {
 		return fmt.Errorf("manifest generate: %w", err)
 	}
-	if err := outfile.WriteFile(out, b.Bytes(), outfile.Options{}); err != nil {
+	if err := outfile.WriteFile(out, b.Bytes(), s.outputRules()); err != nil {
 		return fmt.Errorf("manifest generate: %w", err)
 	}
 	files, dirs := manifestCounts(m)
@@ -106,6 +111,9 @@ Exit status: 0 no differences, 1 differences, 2 trouble.`,
 }
 
 func runManifestVerify(s *streams, manifest, gameDir string) error {
+	if err := s.reading(manifest); err != nil {
+		return fmt.Errorf("manifest verify: %w", err)
+	}
 	m, err := checksum.LoadFile(manifest)
 	if err != nil {
 		return fmt.Errorf("manifest verify: %w", err)
@@ -115,8 +123,12 @@ func runManifestVerify(s *streams, manifest, gameDir string) error {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("manifest verify: %s is not a directory", gameDir)
 	}
-	diffs, err := checksum.Verify(m, gameDir)
+	var hashed []string
+	diffs, err := checksum.VerifyHashing(m, gameDir, func(path string) { hashed = append(hashed, path) })
 	if err != nil {
+		return fmt.Errorf("manifest verify: %w", err)
+	}
+	if err := s.reading(hashed...); err != nil {
 		return fmt.Errorf("manifest verify: %w", err)
 	}
 	for _, d := range diffs {

@@ -2,10 +2,24 @@ package main
 
 import "github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 
-// outputRules are the rules of package outfile for a run that reads
-// inputs (names as given; "-" is stdin): the output must not be one of them.
+// reading records files the run reads: the captures of its arguments as
+// expanded (a folder's captures), a --manifest, the game files manifest
+// generate hashes, a baseline. Every output of the run is checked against
+// all of them (outputRules), standard output at once: a run whose stdout
+// is one of them is refused before it writes anything (bcdump read x.pcap
+// -w - >> x.pcap). "-" is stdin.
+func (s *streams) reading(names ...string) error {
+	s.inputs = append(s.inputs, names...)
+	return outfile.CheckStdout(s.out, outfile.Options{Inputs: names, Stdin: s.in})
+}
+
+// outputRules are the rules of package outfile for an output of this run:
+// it must not be a file the run reads, whether recorded by reading or
+// named here (names as given; "-" is stdin).
 func (s *streams) outputRules(inputs ...string) outfile.Options {
-	return outfile.Options{Inputs: inputs, Stdin: s.in}
+	all := make([]string, 0, len(s.inputs)+len(inputs))
+	all = append(append(all, s.inputs...), inputs...)
+	return outfile.Options{Inputs: all, Stdin: s.in}
 }
 
 // inputNames are the names of the captures a run reads.

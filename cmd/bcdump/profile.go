@@ -93,12 +93,15 @@ func runProfile(s *streams, o *profileOptions, files []string, fl *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}
 	p := profile.New(popt)
-	ins, many := expandInputs(s, files)
+	ins, many, err := expandInputs(s, files)
+	if err != nil {
+		return err
+	}
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		return profileOne(s, in.name, opt, p, flt, gate)

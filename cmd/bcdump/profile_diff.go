@@ -116,10 +116,7 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	if err != nil {
 		return err
 	}
-	rules := s.outputRules(oldName, newName)
-	if o.baseline != "" {
-		rules.Inputs = append(rules.Inputs, o.baseline)
-	}
+	rules := s.outputRules() // the two sides and --baseline (streams.reading)
 	if o.writeBaseline != "" {
 		if err := outfile.Check(o.writeBaseline, rules); err != nil {
 			return fmt.Errorf("--write-baseline: %w", err)
@@ -236,7 +233,15 @@ func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string, fl *
 	if oldName == "-" && newName == "-" {
 		return fmt.Errorf("diff: only one side can be read from stdin")
 	}
-	dopt, err := o.options()
+	if err := s.reading(oldName, newName); err != nil {
+		return err
+	}
+	if o.prof.baseline != "" {
+		if err := s.reading(o.prof.baseline); err != nil {
+			return fmt.Errorf("--baseline: %w", err)
+		}
+	}
+	dopt, err := o.options(s)
 	if err != nil {
 		return err
 	}

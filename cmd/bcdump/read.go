@@ -120,14 +120,17 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	if o.write == "-" && formatGiven {
 		return fmt.Errorf("-w - writes the capture to stdout; --format has nowhere to go")
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}
-	ins, many := expandInputs(s, files)
+	ins, many, err := expandInputs(s, files)
+	if err != nil {
+		return err
+	}
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
-	pq, err := startParquet(s, o.format, o.output, files)
+	pq, err := startParquet(s, o.format, o.output, inputNames(ins))
 	if err != nil {
 		return err
 	}

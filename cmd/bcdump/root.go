@@ -40,6 +40,8 @@ type streams struct {
 	// (dissect.RunOptions): Auto and 0 pick for the input and the machine.
 	mode    dissect.Mode
 	workers int
+	// inputs are the files the run reads (reading): no output may be one.
+	inputs []string
 }
 
 // noteOnce prints a note on stderr unless this run printed it already (a

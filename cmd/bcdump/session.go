@@ -120,7 +120,7 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if joinGate {
 		o.failOn = ""
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,10 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if players != nil {
 		an.SetPlayerFilter(players)
 	}
-	ins, many := expandInputs(s, files)
+	ins, many, err := expandInputs(s, files)
+	if err != nil {
+		return err
+	}
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)

@@ -83,7 +83,7 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,10 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
-	ins, many := expandInputs(s, files)
+	ins, many, err := expandInputs(s, files)
+	if err != nil {
+		return err
+	}
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
 		opened, err := statsOne(s, in.name, opt, st, gate, flt)

@@ -37,6 +37,9 @@ Scripts/Multiplayer files), as <field>_name.`,
 	generate := func(b *bytes.Buffer) error {
 		var names *checksum.Resolver
 		if manifest != "" {
+			if err := s.reading(manifest); err != nil {
+				return fmt.Errorf("--manifest: %w", err)
+			}
 			m, err := checksum.LoadFile(manifest)
 			if err != nil {
 				return fmt.Errorf("--manifest: %w", err)
@@ -60,7 +63,7 @@ Scripts/Multiplayer files), as <field>_name.`,
 				_, err := s.out.Write(b.Bytes())
 				return err
 			}
-			if err := outfile.WriteFile(out, b.Bytes(), outfile.Options{Inputs: manifestInput(manifest)}); err != nil {
+			if err := outfile.WriteFile(out, b.Bytes(), s.outputRules()); err != nil {
 				return err
 			}
 			fmt.Fprintf(s.err, "bcdump: wrote %s (%d bytes)\n", quote.Name(out), b.Len())
@@ -96,7 +99,8 @@ Plugins (Ctrl+Shift+L) picks up a new version.`,
 			path := filepath.Join(dir, pluginFile)
 			// bcdump chose this name: a link there is replaced, not
 			// written through.
-			rules := outfile.Options{Inputs: manifestInput(manifest), ReplaceLink: true}
+			rules := s.outputRules()
+			rules.ReplaceLink = true
 			if err := outfile.WriteFile(path, b.Bytes(), rules); err != nil {
 				return err
 			}
@@ -107,15 +111,6 @@ Plugins (Ctrl+Shift+L) picks up a new version.`,
 	install.Flags().StringVar(&dir, "dir", "", "plugin folder (default: Wireshark's personal Lua plugin folder)")
 	cmd.AddCommand(lua, install)
 	return cmd
-}
-
-// manifestInput is the --manifest file, an input the plugin must not be
-// written over.
-func manifestInput(manifest string) []string {
-	if manifest == "" {
-		return nil
-	}
-	return []string{manifest}
 }
 
 // pluginDir is Wireshark's personal Lua plugin folder.

@@ -4,7 +4,8 @@
 // The rules (help topic output-files):
 //   - an output that is one of the run's inputs (the same file, also
 //     through a symbolic or hard link) is refused before anything is
-//     written;
+//     written; so is standard output when it is a regular file that is
+//     one of them (CheckStdout: bcdump read x.pcap >> x.pcap);
 //   - a regular file, or a name that does not exist yet, is written to a
 //     temporary file in the target's directory, synced and renamed into
 //     place only when complete: an interrupted run leaves the old file or
@@ -52,7 +53,17 @@ type InputError struct {
 	Out, In string
 }
 
+// StdoutName is InputError.Out when the output is standard output.
+const StdoutName = "standard output"
+
 func (e *InputError) Error() string {
+	if e.Out == StdoutName {
+		in := "the input " + e.In
+		if e.In == "-" {
+			in = "the file on standard input"
+		}
+		return fmt.Sprintf("standard output is %s: bcdump does not write over its input; redirect it elsewhere", in)
+	}
 	if e.In == "-" {
 		return fmt.Sprintf("%s is the file on standard input: bcdump does not write over its input; choose another output", e.Out)
 	}
@@ -81,8 +92,37 @@ func Check(path string, o Options) error {
 	if out.IsDir() {
 		return fmt.Errorf("%s is a directory", path)
 	}
+	if in, ok := inputOf(out, o); ok {
+		return &InputError{Out: path, In: in}
+	}
+	return nil
+}
+
+// CheckStdout refuses a standard output that is one of o.Inputs: a
+// regular file (bcdump read x.pcap >> x.pcap) compared by device and
+// inode, as Check compares a named output. A terminal, pipe or device is
+// never refused: writing to it destroys no file. Commands call it before
+// they write anything to stdout.
+func CheckStdout(stdout io.Writer, o Options) error {
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	if in, ok := inputOf(fi, o); ok {
+		return &InputError{Out: StdoutName, In: in}
+	}
+	return nil
+}
+
+// inputOf returns the input of o that is the file out, if any.
+func inputOf(out fs.FileInfo, o Options) (string, bool) {
 	for _, in := range o.Inputs {
 		var fi fs.FileInfo
+		var err error
 		if in == "-" {
 			f, ok := o.Stdin.(*os.File)
 			if !ok {
@@ -93,10 +133,10 @@ func Check(path string, o Options) error {
 			fi, err = os.Stat(in)
 		}
 		if err == nil && os.SameFile(out, fi) {
-			return &InputError{Out: path, In: in}
+			return in, true
 		}
 	}
-	return nil
+	return "", false
 }
 
 // File is an output being written; Commit puts it in place, Abort drops

@@ -230,3 +230,44 @@ func TestNoClobber(t *testing.T) {
 		t.Errorf("left in the directory: %v", names)
 	}
 }
+
+// Standard output that is an input (bcdump read x.pcap >> x.pcap), also
+// through a hard link or as the file on stdin, is refused; a file that is
+// no input and a non-file writer are not.
+func TestCheckStdout(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.pcap")
+	if err := os.WriteFile(in, []byte("capture"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := func(name string) *os.File {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	stdin, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var ie *InputError
+	if err := CheckStdout(open(in), Options{Inputs: []string{other, in}}); !errors.As(err, &ie) || ie.In != in || ie.Out != StdoutName {
+		t.Errorf("stdout is the input: %v", err)
+	}
+	if err := CheckStdout(open(in), Options{Inputs: []string{"-"}, Stdin: stdin}); !errors.As(err, &ie) || ie.In != "-" {
+		t.Errorf("stdout is the file on stdin: %v", err)
+	}
+	if err := CheckStdout(open(other), Options{Inputs: []string{in}}); err != nil {
+		t.Errorf("stdout is another file: %v", err)
+	}
+	if err := CheckStdout(nil, Options{Inputs: []string{in}}); err != nil {
+		t.Errorf("no *os.File: %v", err)
+	}
+}
