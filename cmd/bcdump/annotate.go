@@ -9,6 +9,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -129,11 +130,16 @@ func copyFrames(w io.Writer, r *capture.Reader, shb string, a *annotations) erro
 
 // writeFrames writes frames of r to w as pcapng under the section comment
 // shb: each says whether a frame is written, and with which comments.
+// pcapng comments must be UTF-8, and they reach whoever reads the file
+// (tshark prints them as they are): every comment is written as package
+// quote escapes text, so a trace's tags, a file name or a player name in
+// a finding carry no control, bidi override or invalid byte into it.
 func writeFrames(w io.Writer, r *capture.Reader, shb string, each func(p *capture.Packet) (bool, []string)) error {
-	cw, err := capture.NewAnnotatedWriter(w, r, shb)
+	cw, err := capture.NewAnnotatedWriter(w, r, quote.EscapeLines(shb))
 	if err != nil {
 		return err
 	}
+	var escaped []string
 	var p capture.Packet
 	for {
 		err := r.Next(&p)
@@ -146,6 +152,13 @@ func writeFrames(w io.Writer, r *capture.Reader, shb string, each func(p *captur
 		keep, comments := each(&p)
 		if !keep {
 			continue
+		}
+		if len(comments) > 0 {
+			escaped = escaped[:0]
+			for _, c := range comments {
+				escaped = append(escaped, quote.Escape(c)) // c itself when it is safe
+			}
+			comments = escaped
 		}
 		if err := cw.WriteComments(&p, comments); err != nil {
 			return err

@@ -174,6 +174,108 @@ func TestNoRawControls(t *testing.T) {
 			}
 		})
 	}
+	// The report's page holds no raw control either (issue 38: ESC, CR,
+	// bidi and invalid bytes stayed in its text and title): newlines and
+	// tabs are its only controls, in text, attributes and embedded JSON.
+	for _, page := range []string{"r.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if where := rawControl(string(b)); where != "" {
+			t.Errorf("%s holds %s", page, where)
+		}
+		if !strings.Contains(string(b), `\u202e`) {
+			t.Errorf("%s does not show the bidi override as an escape", page)
+		}
+	}
+}
+
+// convert writes a trace's tags into pcapng packet comments as valid UTF-8
+// with every control, bidi control and invalid byte escaped (issue 38:
+// ESC, C1, bidi and invalid UTF-8 were copied raw; tshark prints them);
+// so does read -w with bcdump's own comments and the file's name.
+func TestConvertCommentsEscaped(t *testing.T) {
+	src, err := os.ReadFile("../../dissect/capture/testdata/trace/seed003.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := "[Evil\x1b]0;title\x07 \xc2\x9b[2J \u202e \xff]"
+	log := strings.Replace(string(src), "[ConnectAck + ChecksumReq Round 0]", raw, 1)
+	if log == string(src) {
+		t.Fatal("the tags to replace are not in seed003.log")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "packet_trace\x1b[1m.log")
+	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "c.pcapng")
+	if code, _, errs := runCLI(t, nil, "convert", in, "-w", out); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comments := pcapngComments(t, b)
+	if len(comments) < 2 {
+		t.Fatalf("comments: %q", comments)
+	}
+	want := `trace #2 [Evil\x1b]0;title\a \u009b[2J \u202e \xff]`
+	found := false
+	for _, c := range comments {
+		if !utf8.ValidString(c) {
+			t.Errorf("comment %q is not UTF-8", c)
+		}
+		if where := rawControl(c); where != "" && !strings.HasPrefix(c, "bcdump convert of") {
+			t.Errorf("comment holds %s", where)
+		}
+		found = found || c == want
+	}
+	if !found {
+		t.Errorf("no comment reads %q: %q", want, comments)
+	}
+	// The section comment names the file, escaped too (it keeps its own
+	// line breaks).
+	if shb := comments[0]; rawControl(shb) != "" || !strings.Contains(shb, `packet_trace\x1b[1m.log`) {
+		t.Errorf("section comment %q", shb)
+	}
+}
+
+// pcapngComments returns the comments of a little-endian pcapng file: the
+// section header's first, then every packet's, in order.
+func pcapngComments(t *testing.T, b []byte) []string {
+	t.Helper()
+	var out []string
+	le := func(p []byte) int { return int(p[0]) | int(p[1])<<8 | int(p[2])<<16 | int(p[3])<<24 }
+	for len(b) >= 12 {
+		typ, n := le(b), le(b[4:])
+		if n < 12 || n > len(b) {
+			t.Fatalf("bad block length %d", n)
+		}
+		body := b[8 : n-4]
+		var opts []byte
+		switch typ {
+		case 0x0A0D0D0A: // section header: BOM, version, section length
+			opts = body[16:]
+		case 6: // enhanced packet
+			caplen := le(body[12:])
+			opts = body[20+(caplen+3)&^3:]
+		}
+		for len(opts) >= 4 {
+			code, l := int(opts[0])|int(opts[1])<<8, int(opts[2])|int(opts[3])<<8
+			if code == 0 || 4+l > len(opts) {
+				break
+			}
+			if code == 1 {
+				out = append(out, string(opts[4:4+l]))
+			}
+			opts = opts[4+(l+3)&^3:]
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // checkJSONLines checks that out is JSON: one document or one per line.

@@ -56,7 +56,8 @@ type battleText struct {
 
 // Hostile is Battle with every string it sends (player names in the peer
 // info and the ship objects, ship class, mission, chat) and a GameSpy
-// status reply's hostname and mapname set to text, for tests that feed
+// status reply's hostname and mapname, and the key of one more pair
+// ("k"+text), set to text, for tests that feed
 // control characters and bidi overrides to every command. Strings the
 // protocol limits to 255 bytes are cut there.
 func Hostile(text string) []*Session {
@@ -123,7 +124,8 @@ func battle(txt battleText) []*Session {
 		add(alice, 100*ms, true, []byte(`\status\`))
 		add(alice, 2*ms, false, []byte(`\gamename\bcommander\gamever\60\location\0\hostname\`+cut(txt.gamespy)+
 			`\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\`+cut(txt.gamespy)+`\numplayers\0\maxplayers\8`+
-			`\gamemode\openplaying\timelimit\-1\fraglimit\-2\system\Multi1\password\0\final\\queryid\1.1`))
+			`\gamemode\openplaying\timelimit\-1\fraglimit\-2\system\Multi1\password\0\k`+cut(txt.gamespy)+`\1`+
+			`\final\\queryid\1.1`))
 	}
 	join(a)
 	join(b)

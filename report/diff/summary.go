@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // maxSummary bounds a message's one-line summary (in runes).
@@ -56,7 +58,7 @@ func (m *Message) Summary() string {
 		}
 		top, rest := splitTop(key)
 		sb.WriteByte(' ')
-		sb.WriteString(top)
+		sb.WriteString(quote.Name(top)) // a GameSpy key is the peer's bytes
 		sb.WriteByte('=')
 		if rest == "" {
 			sb.WriteString(l.Value)

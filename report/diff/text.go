@@ -137,7 +137,7 @@ func writeEdit(bw *bufio.Writer, e *Edit, width int) {
 			if c.Note != "" {
 				note = " (" + c.Note + ")"
 			}
-			fmt.Fprintf(bw, "~%s %s  %s: %s -> %s%s\n", blank, blank, c.Path, shown(c.Old), shown(c.New), note)
+			fmt.Fprintf(bw, "~%s %s  %s: %s -> %s%s\n", blank, blank, quote.Name(c.Path), shown(c.Old), shown(c.New), note)
 		}
 	}
 }

@@ -584,6 +584,7 @@ func (b *Builder) Data() *Data {
 	for sev := anomaly.Note; sev <= anomaly.Error; sev++ {
 		d.AnomalyCounts[sev.String()] = b.counts[sev]
 	}
+	escapeText(d)
 	return d
 }
 

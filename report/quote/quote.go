@@ -60,6 +60,28 @@ func Name(s string) string {
 	return strconv.Quote(s)
 }
 
+// AppendName appends s as Name shows it, without converting s when it
+// is printable ASCII: for a GameSpy key, shown bare beside its quoted
+// value.
+func AppendName(b []byte, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7F {
+				return strconv.AppendQuote(b, string(s))
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && n == 1 || !strconv.IsPrint(r) {
+			return strconv.AppendQuote(b, string(s))
+		}
+		i += n
+	}
+	return append(b, s...)
+}
+
 // String returns s double-quoted with its unsafe runes escaped
 // (strconv.Quote): for text always shown quoted.
 func String(s string) string { return strconv.Quote(s) }

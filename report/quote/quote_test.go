@@ -112,3 +112,13 @@ func FuzzQuote(f *testing.F) {
 		}
 	})
 }
+
+// AppendName shows a name as Name does, from bytes: a GameSpy key is bare
+// when printable, quoted with escapes when not.
+func TestAppendName(t *testing.T) {
+	for _, s := range []string{"hostname", "", "k\x1b[2J", "k\u202e", "k\xff", "naïve", "a\"b"} {
+		if got := string(AppendName([]byte("> "), []byte(s))); got != "> "+Name(s) {
+			t.Errorf("AppendName(%q) = %q, want %q", s, got, "> "+Name(s))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -68,7 +69,7 @@ func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 	if d.Kind == dissect.KindGameSpy {
 		for _, kv := range d.GameSpy {
 			b = append(b, "  "...)
-			b = append(b, kv.Key...)
+			b = quote.AppendName(b, kv.Key) // as read -F table shows names
 			b = append(b, ": "...)
 			b = appendQuote(b, kv.Value)
 			b = append(b, '\n')
