@@ -84,6 +84,9 @@ func scanRound(gameDir string, index int, path, filter string, recursive bool, h
 // findPath resolves slash-separated rel below root, taking each component
 // as written when it exists and else its only case-insensitive match.
 func findPath(root, rel string) (string, bool, error) {
+	if err := insideRel(rel); err != nil {
+		return "", false, err
+	}
 	dir := root
 	for _, c := range strings.Split(rel, "/") {
 		if c == "" {
@@ -113,6 +116,22 @@ func findPath(root, rel string) (string, bool, error) {
 		dir = filepath.Join(dir, match)
 	}
 	return dir, true, nil
+}
+
+// insideRel refuses a round path that could leave the game folder: an
+// absolute path, a "." or ".." component, a backslash or a drive colon
+// (separators on Windows). A manifest is input like any other: verify of
+// a path "../../etc" would otherwise list the files of /etc as extra.
+func insideRel(rel string) error {
+	if strings.HasPrefix(rel, "/") {
+		return fmt.Errorf("round path %q is absolute: a manifest's paths are inside the game folder", rel)
+	}
+	for _, c := range strings.Split(rel, "/") {
+		if c == "." || c == ".." || strings.ContainsAny(c, "\\:") {
+			return fmt.Errorf("round path %q leaves the game folder (%q): a manifest's paths are inside it", rel, c)
+		}
+	}
+	return nil
 }
 
 // scanDir lists the files matching filter in dir, and with recursive every

@@ -102,6 +102,8 @@ func newManifestVerifyCmd(s *streams) *cobra.Command {
 		Long: `Scan GAMEDIR for every round MANIFEST lists (with that entry's directory,
 filter and recursion) and print one line per difference: a file or directory
 missing on disk, an extra one, or a file whose content hash differs.
+A round path that would leave GAMEDIR (absolute, ".", "..", a backslash
+or a drive colon) is refused, not followed.
 Exit status: 0 no differences, 1 differences, 2 trouble.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
