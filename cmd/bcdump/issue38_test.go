@@ -43,3 +43,36 @@ func TestManifestVerifyStaysInside(t *testing.T) {
 		})
 	}
 }
+
+// read DIR -w OUT with one capture in DIR writes it (issue 38: "-w takes
+// one capture, not 1"); the capture itself is refused as OUT; a folder
+// with no capture says so; two captures are refused as before.
+func TestReadFolderWrite(t *testing.T) {
+	dir := t.TempDir()
+	in, data := copyInput(t, samplePcap, dir)
+	out := filepath.Join(t.TempDir(), "out.pcapng")
+	if code, _, errs := runCLI(t, nil, "read", dir, "-w", out); code != 0 {
+		t.Fatalf("read DIR -w: exit %d: %s", code, errs)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+		t.Errorf("no capture written: %v", err)
+	}
+	code, _, errs := runCLI(t, nil, "read", dir, "-w", in)
+	if code != exitTrouble || !strings.Contains(errs, "does not write over its input") {
+		t.Errorf("-w the folder's capture: exit %d, %q", code, errs)
+	}
+	if got, _ := os.ReadFile(in); string(got) != string(data) {
+		t.Error("the capture changed")
+	}
+	empty := t.TempDir()
+	if code, _, errs := runCLI(t, nil, "read", empty, "-w", out); code != exitTrouble || !strings.Contains(errs, "holds none") {
+		t.Errorf("empty folder: exit %d, %q", code, errs)
+	}
+	copyInput(t, samplePcap, empty)
+	if err := os.WriteFile(filepath.Join(empty, "two.pcap"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, nil, "read", empty, "-w", out); code != exitTrouble || !strings.Contains(errs, "not 2") {
+		t.Errorf("two captures: exit %d, %q", code, errs)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -147,8 +148,12 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	} else if o.widthFlags.anyGiven() {
 		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")
 	}
-	if o.write != "" && many {
+	// -w copies one capture: a folder holding exactly one is that capture.
+	if o.write != "" && len(ins) > 1 {
 		return fmt.Errorf("-w takes one capture, not %d", len(ins))
+	}
+	if o.write != "" && len(ins) == 0 {
+		return fmt.Errorf("-w takes one capture; %s holds none", strings.Join(files, ", "))
 	}
 	if o.write != "" && o.write != "-" {
 		if err := outfile.Check(o.write, s.outputRules(inputNames(ins)...)); err != nil {
