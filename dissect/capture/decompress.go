@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -44,13 +45,52 @@ func Decompress(in *bufio.Reader, name string) (out *bufio.Reader, format string
 		}
 		return bufio.NewReaderSize(errPrefix{zr, "xz"}, bufSize), "xz", io.NopCloser(nil), nil
 	case bytes.HasPrefix(head, zstdMagic):
+		window := zstdWindow(in)
 		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("%s: zstd: %s", name, strings.TrimPrefix(err.Error(), "zstd: "))
 		}
-		return bufio.NewReaderSize(errPrefix{zr, "zstd"}, bufSize), "zstd", closeFunc(zr.Close), nil
+		return bufio.NewReaderSize(errPrefix{zstdErrors{zr, window}, "zstd"}, bufSize), "zstd", closeFunc(zr.Close), nil
 	}
 	return in, "", io.NopCloser(nil), nil
+}
+
+// zstdWindow is the window the stream's first frame asks for, from its
+// header (0 when the header cannot be read yet or names none).
+func zstdWindow(in *bufio.Reader) uint64 {
+	b, _ := in.Peek(zstd.HeaderMaxSize)
+	var h zstd.Header
+	if h.Decode(b) != nil {
+		return 0
+	}
+	return h.WindowSize
+}
+
+// zstdErrors names the window a refused stream asks for: the decoder's
+// own "window size exceeded" says neither how much nor the limit.
+type zstdErrors struct {
+	r      io.Reader
+	window uint64 // of the first frame
+}
+
+func (z zstdErrors) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	if err != nil && errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		if z.window > maxZstdWindow {
+			err = fmt.Errorf("zstd: the stream's window is %s, more than the %s bcdump allows (zstd --long=27 is the most); recompress it with a smaller window", mib(z.window), mib(maxZstdWindow))
+		} else {
+			err = fmt.Errorf("zstd: a frame's window is more than the %s bcdump allows (zstd --long=27 is the most); recompress it with a smaller window", mib(maxZstdWindow))
+		}
+	}
+	return n, err
+}
+
+// mib shows a window size: "256 MiB", or bytes below 1 MiB.
+func mib(n uint64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 type closeFunc func()

@@ -77,3 +77,29 @@ func TestDecompressFormats(t *testing.T) {
 		}
 	}
 }
+
+// A zstd stream whose window is over the limit is refused with its size
+// and the limit named (issue 38: the refusal did not say how large).
+func TestZstdWindowNamed(t *testing.T) {
+	plain := pcapFile(t, 1, false, false, frames(eth(0x0800, ipUDP(t, cli4, srv4, bcPl))))
+	var out bytes.Buffer
+	zw, err := zstd.NewWriter(&out, zstd.WithWindowSize(1<<20), zstd.WithSingleSegment(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(plain)
+	zw.Close()
+	file := out.Bytes()
+	if file[4]&0x20 != 0 {
+		t.Fatal("the encoder wrote a single-segment frame: no window descriptor")
+	}
+	file[5] = 18 << 3 // window log 10+18: 256 MiB
+	r, err := NewReader(bytes.NewReader(file), "big.pcap.zst", Options{})
+	if err == nil {
+		_, err = readAll(t, r)
+		r.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "256 MiB") || !strings.Contains(err.Error(), "128 MiB") {
+		t.Errorf("err %v; want the window (256 MiB) and the limit (128 MiB) named", err)
+	}
+}

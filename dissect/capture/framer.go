@@ -276,7 +276,7 @@ func (f *framer) readBody(typ uint32, length int) (bool, error) {
 		return true, nil
 	case blockIDB:
 		if f.nIfaces >= maxInterfaces {
-			return false, fmt.Errorf("more than %d interfaces in one pcapng section", maxInterfaces)
+			return false, fmt.Errorf("more than %d interfaces in one pcapng section: bcdump reads at most %d per section, to bound the memory a file can make it hold (bcdump help memory)", maxInterfaces, maxInterfaces)
 		}
 		if err := f.fill(length-8, false); err != nil {
 			return false, err

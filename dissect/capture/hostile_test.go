@@ -96,7 +96,7 @@ func TestHostileInputs(t *testing.T) {
 			for range maxInterfaces + 1 {
 				n.idb(1, 0)
 			}
-		}), err: "more than 1024 interfaces"},
+		}), err: "more than 1024 interfaces in one pcapng section: bcdump reads at most 1024 per section"},
 		{name: "pcapng/spb-before-interface", file: ng(func(n *ngb) { n.shb().spb(good, 0) }), err: "simple packet block before any interface"},
 		{name: "pcapng/spb-longer-than-block", file: patch(ng(func(n *ngb) { n.shb().idb(1, 0).spb(good, 0) }), pad4(len(good))+8, 5000),
 			err: "does not fit in block"},
