@@ -125,6 +125,10 @@ func TestSignalMidWrite(t *testing.T) {
 			}
 			cmd.Process.Signal(sig)
 			cmd.Wait()
+			// 128 + the signal, every time (issue 38: 2 or 143 at random).
+			if want := 128 + int(sig); sig != syscall.SIGKILL && cmd.ProcessState.ExitCode() != want {
+				t.Errorf("exit status %d, want %d", cmd.ProcessState.ExitCode(), want)
+			}
 			if got := readString(t, out); got != "old" {
 				t.Errorf("the output holds %q", got)
 			}

@@ -56,9 +56,12 @@ func (t *tempSet) removeLocked(name string) {
 	}
 }
 
-// watch removes the pending files when a stop signal comes, then delivers
-// the signal again with its default action. The lock is never released:
-// no rename can follow.
+// watch removes the pending files when a stop signal comes, then exits
+// with status 128 + the signal's number (143 for SIGTERM, 130 for SIGINT,
+// 129 for SIGHUP), what a shell reports for a process the signal killed.
+// It exits rather than sending the signal again: the second delivery is
+// asynchronous, so an exit after it raced it and the status was 143 or 2
+// at random. The lock is never released: no rename can follow.
 func (t *tempSet) watch(sigs chan os.Signal) {
 	sig, ok := <-sigs
 	if !ok {
@@ -68,9 +71,14 @@ func (t *tempSet) watch(sigs chan os.Signal) {
 	for name := range t.names {
 		os.Remove(name)
 	}
-	signal.Reset(stopSignals...)
-	if p, err := os.FindProcess(os.Getpid()); err == nil {
-		p.Signal(sig)
+	os.Exit(ExitStatus(sig))
+}
+
+// ExitStatus is the exit status of a run a stop signal ended: 128 + its
+// number, 2 for a signal without one.
+func ExitStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
 	}
-	os.Exit(2) // where the signal cannot be sent again (Windows)
+	return 2
 }
