@@ -27,13 +27,13 @@ func TestWritersFIFOInPlace(t *testing.T) {
 			return []string{"decrypt", in, "-w", link}
 		}, samplePcap})
 	for _, wc := range cases {
+		if wc.name == "wireshark install" {
+			continue // a name bcdump chose: a FIFO there is refused (TestWiresharkInstallFIFO)
+		}
 		t.Run(wc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			in, _ := copyInput(t, wc.input, dir)
 			out := filepath.Join(dir, "fifo")
-			if wc.name == "wireshark install" {
-				out = filepath.Join(dir, pluginFile)
-			}
 			if err := syscall.Mkfifo(out, 0o600); err != nil {
 				t.Skip("no FIFO:", err)
 			}

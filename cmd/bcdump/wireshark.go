@@ -78,6 +78,9 @@ Scripts/Multiplayer files), as <field>_name.`,
 		Long: `Writes bcdump.lua into Wireshark's personal Lua plugin folder:
 $XDG_CONFIG_HOME/wireshark/plugins (default ~/.config/wireshark/plugins) on
 Linux and macOS, %APPDATA%\Wireshark\plugins on Windows; --dir overrides it.
+A relative XDG_CONFIG_HOME is ignored (the XDG spec), a relative HOME
+refused. A FIFO, device or socket found at the plugin's path is refused
+without being opened; a symbolic link there is replaced.
 Wireshark loads it at start; in a running Wireshark, Analyze > Reload Lua
 Plugins (Ctrl+Shift+L) picks up a new version.`,
 		Args: cobra.NoArgs,
@@ -121,12 +124,18 @@ func pluginDir() (string, error) {
 		}
 		return "", fmt.Errorf("APPDATA is not set; give --dir")
 	}
-	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+	// The XDG Base Directory spec: a relative XDG_CONFIG_HOME is invalid
+	// and ignored. A relative HOME would put the plugin under whatever
+	// folder bcdump runs in: refused.
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "wireshark", "plugins"), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("no home folder (%v); give --dir", err)
+	}
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("HOME is %s, not an absolute path; give --dir", quote.Name(home))
 	}
 	return filepath.Join(home, ".config", "wireshark", "plugins"), nil
 }

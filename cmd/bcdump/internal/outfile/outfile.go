@@ -16,7 +16,8 @@
 //   - a symbolic link named by the user (-o, -w) is followed, so the file
 //     it points to is replaced and the link stays; at a name bcdump chose
 //     itself (Options.ReplaceLink) the link is replaced instead, so a link
-//     planted there is never written through.
+//     planted there is never written through, and a FIFO or device found
+//     there is refused without being opened.
 //
 // It imports only the standard library.
 package outfile
@@ -139,6 +140,21 @@ func inputOf(out fs.FileInfo, o Options) (string, bool) {
 	return "", false
 }
 
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
 // File is an output being written; Commit puts it in place, Abort drops
 // it. Abort after Commit does nothing, so `defer f.Abort()` is the way to
 // drop it on every early return.
@@ -169,6 +185,12 @@ func Create(path string, o Options) (*File, error) {
 		// be ignored by most and is not wanted by any).
 		if o.NoClobber {
 			return nil, &ExistsError{path}
+		}
+		if o.ReplaceLink {
+			// bcdump chose the name, so nobody asked to write into
+			// this: refused before it is opened (opening a FIFO for
+			// writing blocks until a reader comes, maybe never).
+			return nil, fmt.Errorf("%s exists and is not a regular file (%s): bcdump does not write into it; remove it or choose another folder", path, fileKind(fi.Mode()))
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {

@@ -37,21 +37,17 @@ func TestNonRegularInPlace(t *testing.T) {
 		b, _ := io.ReadAll(f)
 		got <- string(b)
 	}()
-	for _, o := range []Options{{}, {ReplaceLink: true}} {
-		if err := WriteFile(fifo, []byte("through the pipe"), o); err != nil {
-			t.Fatal(err)
-		}
-		if o.ReplaceLink {
-			break
-		}
-		if s := <-got; s != "through the pipe" {
-			t.Errorf("the FIFO's reader got %q", s)
-		}
-		go func() {
-			f, _ := os.Open(fifo)
-			io.Copy(io.Discard, f)
-			f.Close()
-		}()
+	if err := WriteFile(fifo, []byte("through the pipe"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the pipe" {
+		t.Errorf("the FIFO's reader got %q", s)
+	}
+	// At a name bcdump chose (wireshark install, man) a FIFO is refused
+	// before it is opened: with no reader, opening it would block forever
+	// (issue 38).
+	if err := WriteFile(fifo, []byte("x"), Options{ReplaceLink: true}); err == nil || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+		t.Errorf("ReplaceLink into a FIFO: %v", err)
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
