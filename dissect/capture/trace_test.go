@@ -168,6 +168,32 @@ func TestTraceLogSeed(t *testing.T) {
 	}
 }
 
+// A packet_trace.log with CR-only line ends (an old Mac editor) reads as
+// the same datagrams as with LF and CRLF (issue 38: it read as "no
+// packets", exit 0).
+func TestTraceLogLineEnds(t *testing.T) {
+	data, err := os.ReadFile("testdata/trace/seed003.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := netip.MustParseAddrPort("127.0.0.1:22101")
+	want, wantPay, _, err := readTrace(t, data, Options{Trace: TraceOptions{Server: server}})
+	if err != nil || len(want) != 9 {
+		t.Fatalf("LF: %d datagrams, %v", len(want), err)
+	}
+	for _, eol := range []string{"\r\n", "\r"} {
+		pkts, pays, notes, err := readTrace(t, bytes.ReplaceAll(data, []byte("\n"), []byte(eol)), Options{Trace: TraceOptions{Server: server}})
+		if err != nil || len(notes) != 0 || len(pkts) != len(want) {
+			t.Fatalf("%q: %d datagrams, notes %v, %v", eol, len(pkts), notes, err)
+		}
+		for i := range pkts {
+			if !bytes.Equal(pays[i], wantPay[i]) || !pkts[i].Time.Equal(want[i].Time) || pkts[i].Comment != want[i].Comment {
+				t.Errorf("%q: datagram %d differs", eol, i+1)
+			}
+		}
+	}
+}
+
 func TestTraceRecognised(t *testing.T) {
 	log := logHead + "[10:00:00.000] #1 S->C Peer#0(10.0.0.2:2655) len=2 rc=2\n  Decrypted:\n    0000: 01 00 |..|\n\n"
 	var gz bytes.Buffer

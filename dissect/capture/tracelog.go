@@ -50,6 +50,7 @@ type logReader struct {
 	e    logEntry
 	buf  []byte // the entry's bytes
 	long []byte // the start of an overlong line
+	eol  byte   // what ends a line: '\n', or '\r' in a file with CR line ends only
 }
 
 // logEntry is the entry being read.
@@ -69,10 +70,23 @@ type logEntry struct {
 
 func newLogReader(in *bufio.Reader, name string, server netip.AddrPort, note func(Note)) *logReader {
 	return &logReader{in: in, name: name, server: server, note: note,
-		day: time.Unix(0, 0).UTC(), buf: make([]byte, 0, traceLogDumpMax)}
+		day: time.Unix(0, 0).UTC(), buf: make([]byte, 0, traceLogDumpMax), eol: lineEnd(in)}
 }
 
-// readLine returns the next line without its end (\n or \r\n), or io.EOF.
+// lineEnd tells how the file's lines end from its first bytes: '\n' (LF
+// or CRLF), or '\r' when they hold a CR and no LF (an old Mac editor's
+// CR-only line ends, which would otherwise read as one overlong line and
+// no datagram).
+func lineEnd(in *bufio.Reader) byte {
+	head, _ := in.Peek(min(in.Size(), 4096))
+	if bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0 {
+		return '\r'
+	}
+	return '\n'
+}
+
+// readLine returns the next line without its end (\n, \r\n or, in a
+// CR-only file, \r), or io.EOF.
 // An overlong line is returned cut, with long set.
 func (l *logReader) readLine() (line []byte, long bool, err error) {
 	if l.back != nil {
@@ -80,12 +94,12 @@ func (l *logReader) readLine() (line []byte, long bool, err error) {
 		l.line = l.backLn
 		return line, false, nil
 	}
-	line, err = l.in.ReadSlice('\n')
+	line, err = l.in.ReadSlice(l.eol)
 	if err == bufio.ErrBufferFull { // keep the start, drop the rest
 		long = true
 		l.long = append(l.long[:0], line[:64]...)
 		for err == bufio.ErrBufferFull {
-			_, err = l.in.ReadSlice('\n')
+			_, err = l.in.ReadSlice(l.eol)
 		}
 		line = l.long
 	}
