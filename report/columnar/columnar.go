@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -176,12 +177,12 @@ type payload struct {
 	PayloadLen *int32          `json:"payload_len"`
 	Len        *int32          `json:"len"`
 	Fields     json.RawMessage `json:"fields"`
-	Malformed  json.RawMessage `json:"malformed"`
 }
 
 type anomalyJS struct {
-	Code string `json:"code"`
-	Msg  *int   `json:"msg"`
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Msg      *int   `json:"msg"`
 }
 
 // common are the fields with typed columns.
@@ -214,7 +215,6 @@ func (c *Writer) add(line []byte) error {
 			p.PayloadLen = p.Len
 		}
 		row.Opcode, row.OpcodeName, row.PayloadLen = p.Opcode, p.OpcodeName, p.PayloadLen
-		row.Malformed = len(p.Malformed) > 0 && string(p.Malformed) != "null"
 		if len(p.Fields) > 0 && string(p.Fields) != "null" {
 			s := string(p.Fields)
 			row.Fields = &s
@@ -226,6 +226,9 @@ func (c *Writer) add(line []byte) error {
 		for _, a := range r.Anomalies {
 			if a.Msg != nil && *a.Msg == i || a.Msg == nil && i == 0 {
 				row.Anomalies = append(row.Anomalies, a.Code)
+			}
+			if a.Msg != nil && *a.Msg == i && a.Severity == "error" && strings.HasPrefix(a.Code, "payload-") {
+				row.Malformed = true
 			}
 		}
 		c.rows = append(c.rows, row)
