@@ -76,7 +76,7 @@ given.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json, hex or parquet (with -o)")
-	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, one row per message (bcdump help traces)")
+	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, or DIR/ for one file per capture (bcdump help parquet)")
 	o.filterFlag.register(f, "show only matching records")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
 	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")

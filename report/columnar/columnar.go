@@ -95,7 +95,12 @@ type Row struct {
 
 // RowGroupRows is how many rows a row group holds before it is flushed
 // to the output.
-const RowGroupRows = 32 << 10
+const RowGroupRows = 8 << 10
+
+// pageBuffer is the page buffer of each column: with some 130 columns
+// (the fields struct's members), parquet-go's default of 256 KiB each
+// would hold 33 MB whatever the row group.
+const pageBuffer = 32 << 10
 
 // batch is how many rows are handed to the parquet writer at once.
 const batch = 1024
@@ -117,7 +122,7 @@ type Writer struct {
 // buffered, so one file holds the rows of several captures. file names
 // the capture in the file column until StartFile names another.
 func NewWriter(w io.Writer, file string) *Writer {
-	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{})), file: file}
+	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{}), parquet.PageBufferSize(pageBuffer)), file: file}
 }
 
 // StartFile names the capture the rows that follow come from.
