@@ -77,7 +77,7 @@ given.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json, hex or parquet (with -o)")
-	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, one row per message (bcdump help traces)")
+	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, or DIR/ for one file per capture (bcdump help parquet)")
 	o.filterFlag.register(f, "show only matching records")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
 	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")
@@ -137,7 +137,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	}
 	defer pq.abort()
 	if pq != nil {
-		rep = pq.w
+		rep = pq
 	} else if printing {
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
@@ -164,7 +164,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	run := &inputRun{s: s, many: many}
 	shown := 0
 	err = run.each(ins, func(in input) (bool, error) {
-		if many && marker != nil {
+		if (many || pq != nil) && marker != nil {
 			if err := marker.StartFile(sourceName(in.name)); err != nil {
 				return true, err
 			}
