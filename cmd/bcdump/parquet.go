@@ -3,22 +3,39 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
+	"github.com/bcdump/bcdump/dissect"
 
 	"github.com/bcdump/bcdump/report/columnar"
 )
 
-// parquetOutput is read's -F parquet -o FILE, written under the rules of
-// package outfile: put in place once every input was read, so the file is
-// whole or not there, and never over an input.
+// parquetOutput is read's -F parquet -o FILE or -o DIR/, written under
+// the rules of package outfile: each file is put in place once its rows
+// are complete, so it is whole or not there, and never over an input.
+//
+// -o FILE writes one file with the rows of every capture (the file
+// column tells them apart). -o DIR/ (a name ending in a separator, or an
+// existing folder) writes one file per capture, DIR/file=NAME/part-0.parquet
+// (Hive partitioning: DuckDB, Spark and Polars read the folder as one
+// table with a file column).
 type parquetOutput struct {
-	path string
+	s      *streams
+	path   string
+	dir    bool
+	inputs []string
+
 	f    *outfile.File
 	w    *columnar.Writer
+	cur  string // the file being written
+	used map[string]bool
 }
 
 // startParquet starts the output when format is parquet (nil otherwise).
+// inputs are the captures the run reads (folders expanded).
 func startParquet(s *streams, format, out string, inputs []string) (*parquetOutput, error) {
 	if format != "parquet" {
 		if out != "" {
@@ -27,34 +44,114 @@ func startParquet(s *streams, format, out string, inputs []string) (*parquetOutp
 		return nil, nil
 	}
 	if out == "" || out == "-" {
-		return nil, errors.New("-F parquet needs -o FILE (Parquet is not written to stdout)")
+		return nil, errors.New("-F parquet needs -o FILE or -o DIR/ (Parquet is not written to stdout)")
+	}
+	p := &parquetOutput{s: s, path: out, inputs: inputs, used: map[string]bool{}}
+	if st, err := os.Stat(out); strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) || err == nil && st.IsDir() {
+		p.dir = true
+		return p, nil
 	}
 	f, err := outfile.Create(out, s.outputRules(inputs...))
 	if err != nil {
 		return nil, fmt.Errorf("-o: %w", err)
 	}
-	return &parquetOutput{path: out, f: f, w: columnar.NewWriter(f)}, nil
+	p.f, p.cur = f, out
+	p.w = columnar.NewWriter(f, "")
+	return p, nil
 }
 
-// commit completes the file and puts it in place.
-func (p *parquetOutput) commit() error {
-	if p == nil {
+// partName returns the Hive partition of a capture: its base name, made
+// unique within the run (a second x.pcap from another folder is
+// x.pcap~2), and that name as a folder, with the characters a partition
+// path cannot hold escaped as Hive does (%XX).
+func (p *parquetOutput) partName(name string) (value, folder string) {
+	base := filepath.Base(name)
+	value = base
+	for i := 2; p.used[value]; i++ {
+		value = fmt.Sprintf("%s~%d", base, i)
+	}
+	p.used[value] = true
+	var b strings.Builder
+	for _, c := range []byte(value) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(`"#%'*/:=?\{}[]^`, c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return value, "file=" + b.String()
+}
+
+// StartFile names the capture the rows that follow come from; in folder
+// mode it completes the previous capture's file and starts its own.
+func (p *parquetOutput) StartFile(name string) error {
+	if !p.dir {
+		return p.w.StartFile(name)
+	}
+	if err := p.commitOne(); err != nil {
+		return err
+	}
+	value, folder := p.partName(name)
+	sub := filepath.Join(p.path, folder)
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	path := filepath.Join(sub, "part-0.parquet")
+	f, err := outfile.Create(path, p.s.outputRules(p.inputs...))
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	p.f, p.cur = f, path
+	// The file column holds the partition's value, so a reader that
+	// takes it from the path and one that takes it from the file agree.
+	p.w = columnar.NewWriter(f, value)
+	return nil
+}
+
+func (p *parquetOutput) Datagram(dg *dissect.Datagram) error {
+	if p.w == nil {
+		return errors.New("parquet: a datagram before its capture was named")
+	}
+	return p.w.Datagram(dg)
+}
+
+func (p *parquetOutput) Events(ev []dissect.Event) error { return nil }
+
+func (p *parquetOutput) Finish(end []dissect.Event) error {
+	if p.w == nil {
+		return nil
+	}
+	return p.w.Finish(end)
+}
+
+// commitOne completes the file being written and puts it in place.
+func (p *parquetOutput) commitOne() error {
+	if p.w == nil {
 		return nil
 	}
 	err := p.w.Close()
 	if err == nil {
 		err = p.f.Commit()
 	}
+	p.w = nil
 	if err != nil {
-		return fmt.Errorf("-o %s: %w", p.path, err)
+		return fmt.Errorf("-o %s: %w", p.cur, err)
 	}
 	return nil
+}
+
+// commit completes the last file and puts it in place.
+func (p *parquetOutput) commit() error {
+	if p == nil {
+		return nil
+	}
+	return p.commitOne()
 }
 
 // abort drops the temporary file unless commit put it in place
 // (outfile.File.Abort does nothing after Commit).
 func (p *parquetOutput) abort() {
-	if p != nil {
+	if p != nil && p.f != nil {
 		p.f.Abort()
 	}
 }

@@ -17,6 +17,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/report/columnar"
 )
 
 // parquetCaptures are the captures whose Parquet an independent reader
@@ -38,21 +41,25 @@ type parquetColumn struct {
 	optional bool
 }
 
-// parquetSchema is the schema help traces documents, column by column.
+// parquetSchema is the schema help parquet documents, column by column;
+// the members of fields (one per field name of the layouts) are checked
+// against the generator's table.
 var parquetSchema = func() []parquetColumn {
 	str, i32, i64 := schema.StringLogicalType{}, schema.NewIntLogicalType(32, true), schema.NewIntLogicalType(64, true)
 	return []parquetColumn{
 		{"file", pq.Types.ByteArray, str, false},
+		{"kind", pq.Types.ByteArray, str, false},
 		{"frame", pq.Types.Int64, i64, false},
 		{"time", pq.Types.Int64, schema.NewTimestampLogicalType(true, schema.TimeUnitNanos), false},
 		{"flow", pq.Types.ByteArray, str, false},
 		{"direction", pq.Types.ByteArray, str, false},
 		{"src", pq.Types.ByteArray, str, false},
 		{"dst", pq.Types.ByteArray, str, false},
+		{"len", pq.Types.Int32, i32, false},
 		{"peer", pq.Types.Int32, i32, true},
-		{"msg_index", pq.Types.Int32, i32, false},
-		{"type", pq.Types.Int32, i32, false},
-		{"type_name", pq.Types.ByteArray, str, false},
+		{"msg_index", pq.Types.Int32, i32, true},
+		{"type", pq.Types.Int32, i32, true},
+		{"type_name", pq.Types.ByteArray, str, true},
 		{"seq", pq.Types.Int32, i32, true},
 		{"reliable", pq.Types.Boolean, nil, false},
 		{"ordered", pq.Types.Boolean, nil, false},
@@ -60,16 +67,16 @@ var parquetSchema = func() []parquetColumn {
 		{"frag_idx", pq.Types.Int32, i32, true},
 		{"frag_total", pq.Types.Int32, i32, true},
 		{"retransmit", pq.Types.Boolean, nil, false},
+		{"ack", pq.Types.ByteArray, str, true},
+		{"acked_frame", pq.Types.Int64, i64, true},
+		{"rtt_ms", pq.Types.Double, nil, true},
 		{"opcode", pq.Types.Int32, i32, true},
 		{"opcode_name", pq.Types.ByteArray, str, true},
 		{"reassembled", pq.Types.Boolean, nil, false},
 		{"payload_len", pq.Types.Int32, i32, true},
-		{"fields", pq.Types.ByteArray, str, true},
+		{"fields", 0, nil, false}, // the struct's members: checkFieldsSchema
+		{"fields_json", pq.Types.ByteArray, str, true},
 		{"malformed", pq.Types.Boolean, nil, false},
-		{"object", pq.Types.ByteArray, str, true},
-		{"object_name", pq.Types.ByteArray, str, true},
-		{"game_time", pq.Types.Double, nil, true},
-		{"speed", pq.Types.Double, nil, true},
 		{"text", pq.Types.ByteArray, str, true},
 		{"anomalies.list.element", pq.Types.ByteArray, str, false},
 	}
@@ -77,33 +84,19 @@ var parquetSchema = func() []parquetColumn {
 
 // TestParquetIndependentReader reads what read -F parquet writes with
 // Apache Arrow's Parquet reader, an implementation independent of the
-// writer's library: the schema is the documented one, and the rows are
-// the messages of read -F json with their values.
+// writer's library: the schema is the documented one, the rows are those
+// of read -F json with their values, and fields.text of every Chat is
+// the JSON's.
 func TestParquetIndependentReader(t *testing.T) {
+	chats := 0
 	for _, c := range parquetCaptures(t) {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "msgs.parquet")
 			if code, o, errs := runCLI(t, nil, "read", "-F", "parquet", "-o", out, c); code != 0 || o != "" {
 				t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
 			}
-			want := jsonMessages(t, c)
-			rd, err := file.OpenParquetFile(out, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rd.Close()
-			if rd.NumRows() != int64(len(want)) || len(want) == 0 {
-				t.Fatalf("footer: %d rows, %d messages in read -F json", rd.NumRows(), len(want))
-			}
-			checkParquetSchema(t, rd.MetaData().Schema)
-			fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := fr.ReadTable(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := jsonRows(t, c)
+			tbl := readArrow(t, out)
 			defer tbl.Release()
 			if tbl.NumRows() != int64(len(want)) {
 				t.Fatalf("table: %d rows, want %d", tbl.NumRows(), len(want))
@@ -111,28 +104,54 @@ func TestParquetIndependentReader(t *testing.T) {
 			got := arrowRows(t, tbl)
 			for i, w := range want {
 				g := got[i]
-				if g.fields != nil && !json.Valid([]byte(*g.fields)) {
-					t.Fatalf("row %d: fields is not JSON: %s", i, *g.fields)
-				}
 				if !reflect.DeepEqual(g.comparable(), w.comparable()) {
 					t.Fatalf("row %d:\n got %+v\nwant %+v", i, g.comparable(), w.comparable())
+				}
+				if w.opcodeName != nil && *w.opcodeName == "Chat" && w.text != nil {
+					chats++
 				}
 			}
 		})
 	}
+	if chats == 0 {
+		t.Error("no Chat with a text in the test captures")
+	}
+}
+
+// readArrow reads a Parquet file whole through Arrow, checking its schema.
+func readArrow(t *testing.T, path string) arrow.Table {
+	t.Helper()
+	rd, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rd.Close() })
+	checkParquetSchema(t, rd.MetaData().Schema)
+	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }
 
 func checkParquetSchema(t *testing.T, sc *schema.Schema) {
 	t.Helper()
-	if sc.NumColumns() != len(parquetSchema) {
-		t.Errorf("%d leaf columns, %d documented", sc.NumColumns(), len(parquetSchema))
-	}
-	for i, c := range sc.Columns() {
-		if i >= len(parquetSchema) {
-			t.Errorf("column %s is not documented", c.Path())
+	members := fieldsMembers(t)
+	i := 0
+	for _, w := range parquetSchema {
+		if w.path == "fields" {
+			i = checkFieldsSchema(t, sc, i, members)
 			continue
 		}
-		w := parquetSchema[i]
+		if i >= sc.NumColumns() {
+			t.Fatalf("column %s is missing", w.path)
+		}
+		c := sc.Column(i)
+		i++
 		optional := c.MaxDefinitionLevel() > c.MaxRepetitionLevel()
 		if w.path == "anomalies.list.element" {
 			// A required list of required strings: a list's only
@@ -147,23 +166,86 @@ func checkParquetSchema(t *testing.T, sc *schema.Schema) {
 			wl = schema.NoLogicalType{}
 		}
 		if c.Path() != w.path || c.PhysicalType() != w.phys || !c.LogicalType().Equals(wl) || optional != w.optional {
-			t.Errorf("column %d: %s %s %s optional %v, want %s %s %s optional %v", i,
+			t.Errorf("column %d: %s %s %s optional %v, want %s %s %s optional %v", i-1,
 				c.Path(), c.PhysicalType(), c.LogicalType(), optional, w.path, w.phys, wl, w.optional)
 		}
 	}
+	if i != sc.NumColumns() {
+		t.Errorf("%d leaf columns, %d documented", sc.NumColumns(), i)
+	}
+}
+
+// checkFieldsSchema checks the members of fields from leaf i on: one per
+// field name, nullable, typed by the layout; it returns the next leaf.
+func checkFieldsSchema(t *testing.T, sc *schema.Schema, i int, members []fieldsMember) int {
+	t.Helper()
+	for _, m := range members {
+		if i >= sc.NumColumns() {
+			t.Fatalf("fields.%s is missing", m.Name)
+		}
+		c := sc.Column(i)
+		i++
+		path := "fields." + m.Name
+		var phys pq.Type
+		switch m.Type {
+		case "*int64":
+			phys = pq.Types.Int64
+		case "*float64":
+			phys = pq.Types.Double
+		case "*bool":
+			phys = pq.Types.Boolean
+		case "*string":
+			phys = pq.Types.ByteArray
+		case "[]float64":
+			phys, path = pq.Types.Double, path+".list.element"
+		}
+		if c.Path() != path || c.PhysicalType() != phys || c.MaxDefinitionLevel() < 1 {
+			t.Errorf("column %d: %s %s, want %s %s nullable", i-1, c.Path(), c.PhysicalType(), path, phys)
+		}
+	}
+	return i
+}
+
+// fieldsMember is one member of the fields struct: its field name and Go
+// type.
+type fieldsMember struct{ Name, Type string }
+
+// fieldsMembers lists the members of columnar.Fields, checking that there
+// is one per field name of the layouts, in their order.
+func fieldsMembers(t *testing.T) []fieldsMember {
+	t.Helper()
+	var out []fieldsMember
+	typ := reflect.TypeFor[columnar.Fields]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
+		out = append(out, fieldsMember{name, f.Type.String()})
+	}
+	names := dissect.Fields()
+	if len(names) != len(out) {
+		t.Fatalf("fields has %d members, the layouts %d field names", len(out), len(names))
+	}
+	for i, f := range names {
+		if out[i].Name != f.Name {
+			t.Fatalf("fields member %d is %s, want %s", i, out[i].Name, f.Name)
+		}
+	}
+	return out
 }
 
 // pqRow is what the test compares of a row.
 type pqRow struct {
+	kind       string
 	frame      int64
 	time       int64 // ns since the epoch
 	direction  string
-	index      int32
-	typ        int32
+	index      *int32
+	typ        *int32
 	seq        *int32
 	opcode     *int32
 	opcodeName *string
-	fields     *string
+	fields     *string // fields_json
+	text       *string // fields.text
 	anomalies  []string
 }
 
@@ -182,14 +264,15 @@ func (r pqRow) comparable() []any {
 			fields = "not JSON: " + *r.fields
 		}
 	}
-	return []any{r.frame, time.Unix(0, r.time).UTC().Format(time.RFC3339Nano), r.direction, r.index, r.typ,
-		deref(r.seq), deref(r.opcode), deref(r.opcodeName), fields, fmt.Sprint(r.anomalies)}
+	return []any{r.kind, r.frame, time.Unix(0, r.time).UTC().Format(time.RFC3339Nano), r.direction, deref(r.index), deref(r.typ),
+		deref(r.seq), deref(r.opcode), deref(r.opcodeName), fields, deref(r.text), fmt.Sprint(r.anomalies)}
 }
 
-// jsonMessages are the messages of read -F json on c as rows: the
+// jsonRows are the rows of read -F json on c: one per message, with the
 // reassembled payload's opcode and fields on the fragment that completed
-// it, a datagram's anomalies on the message they name or its first.
-func jsonMessages(t *testing.T, c string) []pqRow {
+// it, a datagram's anomalies on the message they name or its first; one
+// per datagram without messages.
+func jsonRows(t *testing.T, c string) []pqRow {
 	t.Helper()
 	type payload struct {
 		Opcode     *int32          `json:"opcode"`
@@ -199,6 +282,7 @@ func jsonMessages(t *testing.T, c string) []pqRow {
 	var rows []pqRow
 	for _, line := range strings.Split(strings.TrimSpace(runOK(t, "read", "-F", "json", c)), "\n") {
 		var dg struct {
+			Kind     string    `json:"kind"`
 			Frame    int64     `json:"frame"`
 			Time     time.Time `json:"time"`
 			Dir      string    `json:"dir"`
@@ -216,20 +300,45 @@ func jsonMessages(t *testing.T, c string) []pqRow {
 		if err := json.Unmarshal([]byte(line), &dg); err != nil {
 			t.Fatal(err)
 		}
+		if dg.Kind == "summary" {
+			continue
+		}
+		codes := func(i int) []string {
+			out := []string{}
+			for _, a := range dg.Anomalies {
+				if a.Msg != nil && *a.Msg == i || a.Msg == nil && i == 0 {
+					out = append(out, a.Code)
+				}
+			}
+			return out
+		}
+		base := pqRow{frame: dg.Frame, time: dg.Time.UnixNano(), direction: dg.Dir}
+		if dg.Kind == "gamespy" || len(dg.Messages) == 0 {
+			r := base
+			r.kind = "datagram"
+			if dg.Kind == "gamespy" {
+				r.kind = "gamespy"
+			}
+			r.anomalies = codes(0)
+			rows = append(rows, r)
+			continue
+		}
 		for i, m := range dg.Messages {
 			p := m.payload
 			if m.Reassembled != nil {
 				p = *m.Reassembled
 			}
-			r := pqRow{frame: dg.Frame, time: dg.Time.UnixNano(), direction: dg.Dir, index: int32(i), typ: m.Type,
-				seq: m.Seq, opcode: p.Opcode, opcodeName: p.OpcodeName, anomalies: []string{}}
+			r := base
+			idx, typ := int32(i), m.Type
+			r.kind, r.index, r.typ, r.seq, r.opcode, r.opcodeName, r.anomalies = "message", &idx, &typ, m.Seq, p.Opcode, p.OpcodeName, codes(i)
 			if len(p.Fields) > 0 && string(p.Fields) != "null" {
 				s := string(p.Fields)
 				r.fields = &s
-			}
-			for _, a := range dg.Anomalies {
-				if a.Msg != nil && *a.Msg == i || a.Msg == nil && i == 0 {
-					r.anomalies = append(r.anomalies, a.Code)
+				var f struct {
+					Text *string `json:"text"`
+				}
+				if err := json.Unmarshal(p.Fields, &f); err == nil {
+					r.text = f.Text
 				}
 			}
 			rows = append(rows, r)
@@ -269,6 +378,7 @@ func arrowRows(t *testing.T, tbl arrow.Table) []pqRow {
 		v := a.(*array.String).Value(i)
 		return &v
 	}
+	col("kind", func(r int, a arrow.Array, i int) { rows[r].kind = *str(a, i) })
 	col("frame", func(r int, a arrow.Array, i int) { rows[r].frame = a.(*array.Int64).Value(i) })
 	col("time", func(r int, a arrow.Array, i int) {
 		if u := a.DataType().(*arrow.TimestampType); u.Unit != arrow.Nanosecond || u.TimeZone != "UTC" {
@@ -277,12 +387,25 @@ func arrowRows(t *testing.T, tbl arrow.Table) []pqRow {
 		rows[r].time = int64(a.(*array.Timestamp).Value(i))
 	})
 	col("direction", func(r int, a arrow.Array, i int) { rows[r].direction = *str(a, i) })
-	col("msg_index", func(r int, a arrow.Array, i int) { rows[r].index = *i32(a, i) })
-	col("type", func(r int, a arrow.Array, i int) { rows[r].typ = *i32(a, i) })
+	col("msg_index", func(r int, a arrow.Array, i int) { rows[r].index = i32(a, i) })
+	col("type", func(r int, a arrow.Array, i int) { rows[r].typ = i32(a, i) })
 	col("seq", func(r int, a arrow.Array, i int) { rows[r].seq = i32(a, i) })
 	col("opcode", func(r int, a arrow.Array, i int) { rows[r].opcode = i32(a, i) })
 	col("opcode_name", func(r int, a arrow.Array, i int) { rows[r].opcodeName = str(a, i) })
-	col("fields", func(r int, a arrow.Array, i int) { rows[r].fields = str(a, i) })
+	col("fields_json", func(r int, a arrow.Array, i int) { rows[r].fields = str(a, i) })
+	// fields.text, as SELECT fields.text reads it: the struct's member.
+	col("fields", func(r int, a arrow.Array, i int) {
+		s := a.(*array.Struct)
+		st := s.DataType().(*arrow.StructType)
+		j, ok := st.FieldIdx("text")
+		if !ok {
+			t.Fatal("fields has no member text")
+		}
+		if s.IsNull(i) {
+			return
+		}
+		rows[r].text = str(s.Field(j), i)
+	})
 	col("anomalies", func(r int, a arrow.Array, i int) {
 		l := a.(*array.List)
 		codes := l.ListValues().(*array.String)
@@ -293,4 +416,52 @@ func arrowRows(t *testing.T, tbl arrow.Table) []pqRow {
 		}
 	})
 	return rows
+}
+
+// TestParquetFolderIsOneTable: the files -o DIR/ writes for two captures
+// read back, through Arrow, as one Hive-partitioned table: every file
+// sits at DIR/file=VALUE/, its file column holds VALUE, and the schemas
+// are the same, so the tables concatenate.
+func TestParquetFolderIsOneTable(t *testing.T) {
+	caps := []string{"../../testdata/sample.pcap", "../../testdata/captures/conformance.pcap"}
+	dir := filepath.Join(t.TempDir(), "season") + "/"
+	if code, o, errs := runCLI(t, nil, append([]string{"read", "-F", "parquet", "-o", dir}, caps...)...); code != 0 || o != "" {
+		t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
+	}
+	parts, err := filepath.Glob(filepath.Join(dir, "*", "*.parquet"))
+	if err != nil || len(parts) != len(caps) {
+		t.Fatalf("%d files under %s, want %d: %v", len(parts), dir, len(caps), err)
+	}
+	var first *arrow.Schema
+	total, want := int64(0), 0
+	for _, c := range caps {
+		want += len(jsonRows(t, c))
+	}
+	for _, p := range parts {
+		part := filepath.Base(filepath.Dir(p))
+		value, ok := strings.CutPrefix(part, "file=")
+		if !ok {
+			t.Fatalf("%s: not a Hive partition folder", part)
+		}
+		tbl := readArrow(t, p)
+		if first == nil {
+			first = tbl.Schema()
+		} else if !first.Equal(tbl.Schema()) {
+			t.Errorf("%s: schema differs from the first file's", p)
+		}
+		total += tbl.NumRows()
+		idx := tbl.Schema().FieldIndices("file")
+		for _, ch := range tbl.Column(idx[0]).Data().Chunks() {
+			s := ch.(*array.String)
+			for i := 0; i < s.Len(); i++ {
+				if s.Value(i) != value {
+					t.Fatalf("%s: file column %q, partition %q", p, s.Value(i), value)
+				}
+			}
+		}
+		tbl.Release()
+	}
+	if total != int64(want) {
+		t.Errorf("%d rows in the folder, want %d", total, want)
+	}
 }

@@ -127,13 +127,13 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	ins, many := expandInputs(s, files)
 	var rep render.Reporter = dissect.SinkFuncs{} // -w without --format: nothing on stdout
 	printing := o.write == "" || formatGiven
-	pq, err := startParquet(s, o.format, o.output, files)
+	pq, err := startParquet(s, o.format, o.output, inputNames(ins))
 	if err != nil {
 		return err
 	}
 	defer pq.abort()
 	if pq != nil {
-		rep = pq.w
+		rep = pq
 	} else if printing {
 		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
 			return err
@@ -156,7 +156,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	run := &inputRun{s: s, many: many}
 	shown := 0
 	err = run.each(ins, func(in input) (bool, error) {
-		if many && marker != nil {
+		if (many || pq != nil) && marker != nil {
 			if err := marker.StartFile(sourceName(in.name)); err != nil {
 				return true, err
 			}
