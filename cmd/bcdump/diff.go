@@ -113,15 +113,17 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if err != nil {
 		return err
 	}
-	old, err := loadSide(s, oldName, dopt, flt)
+	old, err := loadSide(s, oldName, dopt, flt, &opt)
 	if err != nil {
 		return err
 	}
+	defer old.Close()
 	// A filter is not safe for concurrent use, nor needed: one at a time.
-	nw, err := loadSide(s, newName, dopt, flt)
+	nw, err := loadSide(s, newName, dopt, flt, &opt)
 	if err != nil {
 		return err
 	}
+	defer nw.Close()
 	res := diff.Compare(old, nw, opt)
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
@@ -143,7 +145,7 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 // loadSide reads one side of a diff: a saved JSON trace, or a capture
 // decoded as every command decodes one (dissect.Dissect: a decrypt -w copy
 // is recognised, -p auto finds the ports).
-func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
+func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter, dopt *diff.Options) (*diff.Conversation, error) {
 	path := name
 	if name == "-" {
 		// stdin is read twice: to tell a trace from a capture, then whole.
@@ -177,10 +179,11 @@ func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) 
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return diff.LoadTrace(sourceName(name), f, flt)
+		return diff.LoadTrace(sourceName(name), f, flt, dopt)
 	}
-	sink := diff.NewCaptureSink(sourceName(name), flt)
+	sink := diff.NewCaptureSink(sourceName(name), flt, dopt)
 	if _, _, err := decodeCapture(s, name, opt, sink, nil); err != nil {
+		sink.Conversation().Close()
 		return nil, err
 	}
 	return sink.Conversation(), nil

@@ -144,7 +144,7 @@ func findEdit(res *Result, w wantDiff) *Edit {
 			if e.Op != w.op || (e.Old == nil) != (w.oldFrame == 0) || (e.New == nil) != (w.newFrame == 0) {
 				continue
 			}
-			if e.Old != nil && e.Old.Frame != w.oldFrame || e.New != nil && e.New.Frame != w.newFrame {
+			if e.Old != nil && int(e.Old.Frame) != w.oldFrame || e.New != nil && int(e.New.Frame) != w.newFrame {
 				continue
 			}
 			if w.path == "" {

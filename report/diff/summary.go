@@ -17,7 +17,7 @@ func (m *Message) Summary() string {
 	sb.WriteString(m.Type)
 	if m.Channel >= 0 {
 		sb.WriteString(" seq=")
-		sb.WriteString(strconv.Itoa(m.Seq))
+		sb.WriteString(strconv.Itoa(int(m.Seq)))
 	}
 	if m.Opcode != "" {
 		sb.WriteByte(' ')
@@ -25,7 +25,7 @@ func (m *Message) Summary() string {
 	}
 	if m.Frags > 0 {
 		sb.WriteString(" (")
-		sb.WriteString(strconv.Itoa(m.Frags))
+		sb.WriteString(strconv.Itoa(int(m.Frags)))
 		sb.WriteString(" frags)")
 	}
 	prefix := "fields."
@@ -33,7 +33,7 @@ func (m *Message) Summary() string {
 	case "GameSpy":
 		prefix = "gamespy."
 	}
-	ls := m.Leaves
+	ls := m.Leaves()
 	for i := 0; i < len(ls); i++ {
 		l := &ls[i]
 		var key string
