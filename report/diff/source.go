@@ -2,7 +2,6 @@ package diff
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 
@@ -14,19 +13,25 @@ import (
 )
 
 // IsTrace reports whether r holds a saved `bcdump read --format json`
-// trace (compressed or not) rather than a capture: a trace's first
-// non-blank byte is '{'. It reads the first bytes of r.
+// trace (compressed or not) rather than a capture: the input sniff of
+// package capture (capture.SniffReader, the one place formats are told
+// apart) names it JSON. It reads the first bytes of r.
 func IsTrace(name string, r io.Reader) (bool, error) {
 	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 4<<10), name)
 	if err != nil {
 		return false, err
 	}
 	defer zc.Close()
-	isJSON, err := looksLikeJSON(br)
+	format, err := capture.SniffReader(br)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", name, err)
 	}
-	return isJSON, nil
+	if format == "" {
+		if b, _ := br.Peek(1); len(b) == 0 {
+			return false, fmt.Errorf("%s: empty input: neither a capture nor a JSON trace", name)
+		}
+	}
+	return format == capture.FormatJSON, nil
 }
 
 // LoadTrace reads one side of a diff from a saved `bcdump read --format
@@ -50,27 +55,6 @@ func LoadTrace(name string, r io.Reader, f *filter.Filter, opt *Options) (*Conve
 // `read -F json` prints it): diff -Y passes a display filter's Match. nil
 // keeps every record.
 type Keep func(record []byte) bool
-
-// looksLikeJSON peeks past leading white space for a '{'.
-func looksLikeJSON(br *bufio.Reader) (bool, error) {
-	for n := 1; n <= 4096; n++ {
-		b, err := br.Peek(n)
-		if len(b) < n {
-			if err == nil || err == io.EOF {
-				err = errors.New("empty input: neither a capture nor a JSON trace")
-			}
-			return false, err
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true, nil
-		}
-		return false, nil
-	}
-	return false, nil
-}
 
 // LoadJSON reads a JSON Lines trace written by `bcdump read --format json`
 // for comparing under opt (nil: the defaults).
