@@ -12,6 +12,7 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/diff"
 	"github.com/bcdump/bcdump/report/filter"
+	"github.com/bcdump/bcdump/transport"
 )
 
 type diffOptions struct {
@@ -113,6 +114,14 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if err != nil {
 		return err
 	}
+	// One bound for the process: each side keeps the content of its
+	// messages in memory up to an eighth of --flow-memory, the rest in a
+	// temporary file (bcdump help memory).
+	bound := dopt.MaxFlowBytes
+	if bound <= 0 {
+		bound = transport.DefaultMaxFlowBytes
+	}
+	opt.SpillBytes = bound / 8
 	old, err := loadSide(s, oldName, dopt, flt, &opt)
 	if err != nil {
 		return err

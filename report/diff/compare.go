@@ -286,7 +286,7 @@ func buildEdits(om, nm []Message, match []int32, opt *Options) []Edit {
 	return edits
 }
 
-func kindOf(m *Message) string { return m.Type + "\x00" + m.Opcode }
+func kindOf(m *Message) string { return m.Type() + "\x00" + m.Opcode() }
 
 func pairRun(edits []Edit, om, nm []Message, dels, ins []int, opt *Options) []Edit {
 	next := 0 // first insertion not yet emitted

@@ -87,13 +87,13 @@ type Flow struct {
 // datagram that completed it, or one GameSpy datagram. It is small and of
 // fixed size: its content (Leaves) is in its conversation's store.
 type Message struct {
-	At     time.Duration // since the flow's first datagram
-	Type   string        // transport type name, or "GameSpy" (interned)
-	Opcode string        // game opcode name, if any (interned)
-	hash   uint64        // of the compared leaves (contentHash)
-	store  *leafStore
-	off    int64
-	n      uint32
+	At    time.Duration // since the flow's first datagram
+	hash  uint64        // of the compared leaves (contentHash)
+	store *leafStore
+	off   int64
+	n     uint32
+	typ   uint16 // transport type name, or "GameSpy": store.names[typ]
+	op    uint16 // game opcode name, if any: store.names[op]
 
 	Frame   int32 // datagram that delivered it
 	Seq     int32 // reliable: seq relative to its channel's first; else -1
@@ -103,6 +103,12 @@ type Message struct {
 	Channel int8  // 0 low, 1 high, -1 unreliable/GameSpy
 	Acked   bool  // a matching ACK was seen (reliable only)
 }
+
+// Type is the message's transport type name, or "GameSpy".
+func (m *Message) Type() string { return m.store.name(m.typ) }
+
+// Opcode is the message's game opcode name, if any.
+func (m *Message) Opcode() string { return m.store.name(m.op) }
 
 // Leaves is the message's content: type, flags, opcode, fields, raw
 // payload, as key paths and JSON values. It is decoded from the store on
@@ -140,7 +146,6 @@ type builder struct {
 	conv  *Conversation
 	opt   *Options
 	flows map[[2]netip.AddrPort]*Flow
-	names map[string]string // interned type and opcode names
 	ls    []Leaf            // scratch: one message's leaves
 	path  []byte            // scratch: a leaf path being built
 }
@@ -151,16 +156,7 @@ func newBuilder(name, format string, opt *Options) *builder {
 	}
 	st := newLeafStore(opt.SpillBytes)
 	return &builder{conv: &Conversation{Name: name, Format: format, store: st, opt: *opt}, opt: opt,
-		flows: make(map[[2]netip.AddrPort]*Flow), names: map[string]string{}}
-}
-
-// name interns a type or opcode name.
-func (b *builder) name(s string) string {
-	if v, ok := b.names[s]; ok {
-		return v
-	}
-	b.names[s] = s
-	return s
+		flows: make(map[[2]netip.AddrPort]*Flow)}
 }
 
 // store files the scratch leaves as m's content.
@@ -192,7 +188,7 @@ func (b *builder) add(r *record.Datagram) error {
 	}
 	at := t.Sub(f.start)
 	if r.Kind == record.KindGameSpy {
-		m := Message{Frame: int32(r.Frame), Msg: -1, At: at, Type: "GameSpy", Seq: -1, Channel: -1}
+		m := Message{Frame: int32(r.Frame), Msg: -1, At: at, typ: b.conv.store.nameID("GameSpy"), Seq: -1, Channel: -1}
 		b.ls = b.ls[:0]
 		for i := range r.GameSpy {
 			kv := &r.GameSpy[i]
@@ -276,9 +272,9 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 	}
 	msg := Message{Frame: int32(frame), Msg: int16(idx), At: at, Seq: -1, Channel: -1}
 	if m.TypeName != "" {
-		msg.Type = b.name(m.TypeName)
+		msg.typ = b.conv.store.nameID(m.TypeName)
 	} else {
-		msg.Type = b.name(fmt.Sprintf("type%d", m.Type))
+		msg.typ = b.conv.store.nameID(fmt.Sprintf("type%d", m.Type))
 	}
 	b.ls = append(b.ls[:0],
 		Leaf{Path: "type", Value: typeNumbers[m.Type]},
@@ -290,7 +286,7 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		msg.Frags = int32(m.Reassembled.Frags)
 	}
 	if p.HasOpcode {
-		msg.Opcode = b.name(p.OpcodeName)
+		msg.op = b.conv.store.nameID(p.OpcodeName)
 		b.ls = append(b.ls, Leaf{Path: "opcode", Value: typeNumbers[p.Opcode]})
 	}
 	if p.Decoded {

@@ -27,6 +27,9 @@ type leafStore struct {
 	paths   []string
 	pathIDs map[string]uint32
 
+	names   []string // type and opcode names; names[0] is ""
+	nameIDs map[string]uint16
+
 	enc []byte // scratch
 	rd  []byte // scratch for reads
 }
@@ -39,7 +42,38 @@ func newLeafStore(budget int) *leafStore {
 	if budget <= 0 {
 		budget = DefaultSpillBytes
 	}
-	return &leafStore{budget: budget, pathIDs: map[string]uint32{}}
+	return &leafStore{budget: budget, pathIDs: map[string]uint32{}, names: []string{""}, nameIDs: map[string]uint16{"": 0}}
+}
+
+// maxNames bounds the distinct type and opcode names of one side (a real
+// capture has a few dozen; a hostile trace may name millions): past it a
+// name is stored as "?". Names are shown and pair changed messages; the
+// type and opcode numbers are what is compared.
+const maxNames = 1 << 15
+
+// nameID interns a type or opcode name.
+func (s *leafStore) nameID(n string) uint16 {
+	if id, ok := s.nameIDs[n]; ok {
+		return id
+	}
+	if len(s.names) >= maxNames {
+		n = "?"
+		if id, ok := s.nameIDs[n]; ok {
+			return id
+		}
+	}
+	id := uint16(len(s.names))
+	s.nameIDs[n] = id
+	s.names = append(s.names, n)
+	return id
+}
+
+// name is the name of an id from nameID.
+func (s *leafStore) name(id uint16) string {
+	if s == nil || int(id) >= len(s.names) {
+		return ""
+	}
+	return s.names[id]
 }
 
 // path interns a leaf path: every message of a kind has the same paths.

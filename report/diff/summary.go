@@ -14,14 +14,14 @@ const maxSummary = 140
 // parentheses, nested values as [n] or {…}).
 func (m *Message) Summary() string {
 	var sb strings.Builder
-	sb.WriteString(m.Type)
+	sb.WriteString(m.Type())
 	if m.Channel >= 0 {
 		sb.WriteString(" seq=")
 		sb.WriteString(strconv.Itoa(int(m.Seq)))
 	}
-	if m.Opcode != "" {
+	if op := m.Opcode(); op != "" {
 		sb.WriteByte(' ')
-		sb.WriteString(m.Opcode)
+		sb.WriteString(op)
 	}
 	if m.Frags > 0 {
 		sb.WriteString(" (")
@@ -29,7 +29,7 @@ func (m *Message) Summary() string {
 		sb.WriteString(" frags)")
 	}
 	prefix := "fields."
-	switch m.Type {
+	switch m.Type() {
 	case "GameSpy":
 		prefix = "gamespy."
 	}
@@ -38,7 +38,7 @@ func (m *Message) Summary() string {
 		l := &ls[i]
 		var key string
 		switch {
-		case l.Path == "text" && m.Type == "GameSpy":
+		case l.Path == "text" && m.Type() == "GameSpy":
 			key = "text"
 		case l.Path == "payload_hex":
 			sb.WriteString(" raw=")
