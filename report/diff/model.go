@@ -146,8 +146,8 @@ type builder struct {
 	conv  *Conversation
 	opt   *Options
 	flows map[[2]netip.AddrPort]*Flow
-	ls    []Leaf            // scratch: one message's leaves
-	path  []byte            // scratch: a leaf path being built
+	ls    []Leaf // scratch: one message's leaves
+	path  []byte // scratch: a leaf path being built
 }
 
 func newBuilder(name, format string, opt *Options) *builder {
