@@ -259,7 +259,7 @@ func (fd *FlowDiff) compare(opt *Options) {
 // the same transport type and opcode pair up, in order, as one changed
 // message. Matched pairs are then checked for seq, timing and delivery.
 func buildEdits(om, nm []Message, match []int32, opt *Options) []Edit {
-	var edits []Edit
+	edits := make([]Edit, 0, max(len(om), len(nm)))
 	i, j := 0, 0
 	var dels, ins []int
 	flush := func() {

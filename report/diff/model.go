@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -421,6 +422,12 @@ func (b *builder) finish() *Conversation {
 		}
 		f.dels = nil
 		f.chans = [2][2]channel{}
+		for d := range 2 {
+			// Drop the room append left: a side is held until the end.
+			if ms := f.Msgs[d]; cap(ms) > len(ms)+len(ms)/8 {
+				f.Msgs[d] = slices.Clone(ms)
+			}
+		}
 	}
 	b.flows = nil
 	return b.conv
