@@ -12,7 +12,6 @@ import (
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/diff"
 	"github.com/bcdump/bcdump/report/filter"
-	"github.com/bcdump/bcdump/transport"
 )
 
 type diffOptions struct {
@@ -26,6 +25,12 @@ type diffOptions struct {
 	ignore      []string
 	prof        profileDiffFlags // --profile mode (profile_diff.go)
 	fitFlags
+	// memory is diff's --flow-memory: it bounds the decoded content each
+	// side keeps in memory (an eighth of it) besides the flows. It is not
+	// decodeFlags.flowMemory, which also sets the runtime's soft memory
+	// limit: what diff holds per message grows with the inputs, and a
+	// limit sized for the flows would make the GC fight it.
+	memory string
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -76,6 +81,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.BoolVar(&o.retransmits, "retransmits", false, "also compare how often reliable messages were resent and whether they were ACKed")
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
 	o.decodeFlags.registerInput(f)
+	f.StringVar(&o.memory, "flow-memory", defaultFlowMemory, "bound on the flows tracked at once while decoding a capture; each side also keeps at most an eighth of it of decoded message content in memory, the rest in a temporary file (bcdump help memory)")
 	o.prof.register(f)
 	o.fitFlags.register(f)
 	return cmd
@@ -117,11 +123,12 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	// One bound for the process: each side keeps the content of its
 	// messages in memory up to an eighth of --flow-memory, the rest in a
 	// temporary file (bcdump help memory).
-	bound := dopt.MaxFlowBytes
-	if bound <= 0 {
-		bound = transport.DefaultMaxFlowBytes
+	bound, err := parseByteSize(o.memory)
+	if err != nil {
+		return fmt.Errorf("--flow-memory %w", err)
 	}
-	opt.SpillBytes = bound / 8
+	dopt.MaxFlowBytes = bound
+	opt.SpillBytes = max(bound/8, 1)
 	old, err := loadSide(s, oldName, dopt, flt, &opt)
 	if err != nil {
 		return err

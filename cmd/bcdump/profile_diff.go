@@ -244,6 +244,9 @@ func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string, fl *
 	if err != nil {
 		return err
 	}
+	if dopt.MaxFlowBytes, err = parseByteSize(o.memory); err != nil {
+		return fmt.Errorf("--flow-memory %w", err)
+	}
 	width, err := o.columns(fl, s.out)
 	if err != nil {
 		return err
