@@ -133,12 +133,18 @@ func (t *Tracker) storeStats(f *flow) {
 		t.done = append(t.done, s)
 		return
 	}
-	o := &t.other
 	if !t.hasOther {
 		t.hasOther = true
-		*o = FlowStats{Other: true, Finished: true, First: s.First, Last: s.Last, Anomalies: map[anomaly.Code]int{}}
+		t.other = FlowStats{Other: true, Finished: true, First: s.First, Last: s.Last, Anomalies: map[anomaly.Code]int{}}
 	}
-	o.Flows++
+	t.other.Sum(&s)
+}
+
+// Sum adds s to o, a record that sums flows (Other): the flow count, the
+// time span, every counter, the RTT count and max (no percentiles: o's
+// RTTSampled is set) and the anomalies. o.Anomalies must not be nil.
+func (o *FlowStats) Sum(s *FlowStats) {
+	o.Flows += max(s.Flows, 1)
 	if s.First.Before(o.First) {
 		o.First = s.First
 	}

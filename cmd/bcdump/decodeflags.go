@@ -25,8 +25,8 @@ type decodeFlags struct {
 }
 
 // register adds the registerInput flags, --flow-memory and --fail-on to
-// f. (diff has neither: it holds both conversations in memory, which a
-// soft memory limit sized for the flows would make the GC fight.)
+// f. (diff has no --fail-on, and its own --flow-memory, which sets no soft
+// memory limit: see diffOptions.memory.)
 func (o *decodeFlags) register(f *pflag.FlagSet) {
 	o.registerInput(f)
 	f.StringVar(&o.flowMemory, "flow-memory", defaultFlowMemory, "bound on the estimated memory of the flows tracked at once (like 512MiB, 2GiB); past it the least recently active flow is finished early, with a tracking-limit note")

@@ -25,6 +25,12 @@ type diffOptions struct {
 	ignore      []string
 	prof        profileDiffFlags // --profile mode (profile_diff.go)
 	fitFlags
+	// memory is diff's --flow-memory: it bounds the decoded content each
+	// side keeps in memory (an eighth of it) besides the flows. It is not
+	// decodeFlags.flowMemory, which also sets the runtime's soft memory
+	// limit: what diff holds per message grows with the inputs, and a
+	// limit sized for the flows would make the GC fight it.
+	memory string
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -75,6 +81,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.BoolVar(&o.retransmits, "retransmits", false, "also compare how often reliable messages were resent and whether they were ACKed")
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
 	o.decodeFlags.registerInput(f)
+	f.StringVar(&o.memory, "flow-memory", defaultFlowMemory, "bound on the flows tracked at once while decoding a capture; each side also keeps at most an eighth of it of decoded message content in memory, the rest in a temporary file (bcdump help memory)")
 	o.prof.register(f)
 	o.fitFlags.register(f)
 	return cmd
@@ -116,15 +123,26 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if err != nil {
 		return err
 	}
-	old, err := loadSide(s, oldName, dopt, flt)
+	// One bound for the process: each side keeps the content of its
+	// messages in memory up to an eighth of --flow-memory, the rest in a
+	// temporary file (bcdump help memory).
+	bound, err := parseByteSize(o.memory)
+	if err != nil {
+		return fmt.Errorf("--flow-memory %w", err)
+	}
+	dopt.MaxFlowBytes = bound
+	opt.SpillBytes = max(bound/8, 1)
+	old, err := loadSide(s, oldName, dopt, flt, &opt)
 	if err != nil {
 		return err
 	}
+	defer old.Close()
 	// A filter is not safe for concurrent use, nor needed: one at a time.
-	nw, err := loadSide(s, newName, dopt, flt)
+	nw, err := loadSide(s, newName, dopt, flt, &opt)
 	if err != nil {
 		return err
 	}
+	defer nw.Close()
 	res := diff.Compare(old, nw, opt)
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
@@ -146,7 +164,7 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 // loadSide reads one side of a diff: a saved JSON trace, or a capture
 // decoded as every command decodes one (dissect.Dissect: a decrypt -w copy
 // is recognised, -p auto finds the ports).
-func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) (*diff.Conversation, error) {
+func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter, dopt *diff.Options) (*diff.Conversation, error) {
 	path := name
 	if name == "-" {
 		// stdin is read twice: to tell a trace from a capture, then whole.
@@ -180,10 +198,11 @@ func loadSide(s *streams, name string, opt dissect.Options, flt *filter.Filter) 
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return diff.LoadTrace(sourceName(name), f, flt)
+		return diff.LoadTrace(sourceName(name), f, flt, dopt)
 	}
-	sink := diff.NewCaptureSink(sourceName(name), flt)
+	sink := diff.NewCaptureSink(sourceName(name), flt, dopt)
 	if _, _, err := decodeCapture(s, name, opt, sink, nil); err != nil {
+		sink.Conversation().Close()
 		return nil, err
 	}
 	return sink.Conversation(), nil

@@ -238,8 +238,8 @@ func TestBadInputMessages(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diff", write("typed.jsonl", `{"frame":"x"}`+"\n"), samplePcap}, `typed.jsonl: line 1: key "frame" must be a whole number, not a string`},
-		{[]string{"diff", write("cut.jsonl", `{"frame":1,`+"\n"), samplePcap}, `cut.jsonl: line 1: the JSON ends early`},
+		{[]string{"diff", write("typed.jsonl", `{"frame":"x"}`+"\n"), samplePcap}, `typed.jsonl: line 1: frame: not a number`},
+		{[]string{"diff", write("cut.jsonl", `{"frame":1,`+"\n"), samplePcap}, `cut.jsonl: line 1: malformed JSON`},
 		{[]string{"diff", "--profile", "--baseline", write("base.json", "[1]"), samplePcap, samplePcap}, "not a bcdump profile baseline (want an object, not a list)"},
 		{[]string{"decrypt", "--hex", "0g"}, `--hex: 'g' is not a hex digit`},
 		{[]string{"decrypt", "--hex", "012"}, `--hex: an odd number of hex digits (3)`},

@@ -98,10 +98,12 @@ duration, share takes percentage points like 5pp). Defaults:
   share=5pp     reliable, duplicate, retransmit, unanswered and flag-bit shares
 --ignore drops metrics by key prefix (pair.gamespy_query, s2c.acks).
 Every differing metric is printed with both values and the relative
-change; exit status 1 when one is outside tolerance and not accepted by
---baseline (a file --write-baseline wrote), 0 when none, 2 on trouble.
---write-baseline FILE records the differences outside tolerance as
-accepted and exits 0 once FILE is written (2 if it cannot be).
+change, then the opcode parity table (an opcode on one side only fails
+too); exit status 1 when a metric is outside tolerance or an opcode on one
+side only and --baseline (a file --write-baseline wrote) does not accept
+it, with a last block "FAILED (exit 1)" naming each such row; 0 when none,
+2 on trouble. --write-baseline FILE records all of them as accepted and
+exits 0 once FILE is written (2 if it cannot be).
 --tolerance, --baseline, --write-baseline and --dup-window need --profile.`
 
 func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, width int, oldName, newName string) error {
@@ -145,6 +147,7 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 	}
 	res := profile.Compare(sourceName(oldName), old, sourceName(newName), nw,
 		profile.CompareOptions{Tolerances: ts, Baseline: base, Ignore: ignore})
+	res.Recording = o.writeBaseline != ""
 	if format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {
@@ -165,8 +168,9 @@ func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []str
 			return fmt.Errorf("--write-baseline: %w", err)
 		}
 		// The drift is now accepted: writing the baseline was the job.
-		fmt.Fprintf(s.err, "bcdump: wrote %s: %d %s accepted\n", quote.Name(o.writeBaseline),
-			res.Drift, plural(res.Drift, "difference", "differences"))
+		oneSided := res.Parity.Failed()
+		fmt.Fprintf(s.err, "bcdump: wrote %s: %d %s and %d %s on one side only accepted\n", quote.Name(o.writeBaseline),
+			res.Drift, plural(res.Drift, "difference", "differences"), oneSided, plural(oneSided, "opcode", "opcodes"))
 		return nil
 	}
 	if !res.Passed() {
@@ -244,6 +248,9 @@ func runProfileDiffCmd(s *streams, o *diffOptions, oldName, newName string, fl *
 	dopt, err := o.options(s)
 	if err != nil {
 		return err
+	}
+	if dopt.MaxFlowBytes, err = parseByteSize(o.memory); err != nil {
+		return fmt.Errorf("--flow-memory %w", err)
 	}
 	width, err := o.columns(fl, s.out)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,131 @@ func TestProfileTimeAndColor(t *testing.T) {
 		if code != tt.code || !strings.Contains(out+errs, tt.want) {
 			t.Errorf("%v: exit %d, want %d; output lacks %q:\n%s%s", tt.args, code, tt.code, tt.want, out, errs)
 		}
+	}
+}
+
+// profileCaptures are the captures the baseline round trip runs on.
+var profileCaptures = []string{
+	samplePcap,
+	testdata + "/unacked-fragment.pcap",
+	testdata + "/captures/conformance.pcap",
+	testdata + "/captures/openbc-session-2.pcap",
+	testdata + "/captures/openbc-session-3.pcap",
+	testdata + "/captures/stock-excerpts.pcap",
+}
+
+// A baseline written by diff --profile --write-baseline accepts everything
+// that run reported, opcode parity included: the same diff gated by it
+// exits 0, on every pair of test captures (OLD a saved profile, as in the
+// CI recipe of bcdump help profile).
+func TestProfileBaselineRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles 36 pairs")
+	}
+	dir := t.TempDir()
+	docs := make([]string, len(profileCaptures))
+	for i, c := range profileCaptures {
+		code, out, errs := runCLI(t, nil, "profile", "--format", "json", c)
+		if code != 0 {
+			t.Fatalf("profile %s: %d %s", c, code, errs)
+		}
+		docs[i] = filepath.Join(dir, fmt.Sprintf("%d.json", i))
+		if err := os.WriteFile(docs[i], []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range profileCaptures {
+		for j, nw := range profileCaptures {
+			name := filepath.Base(profileCaptures[i]) + "-" + filepath.Base(nw)
+			t.Run(name, func(t *testing.T) {
+				base := filepath.Join(dir, fmt.Sprintf("base-%d-%d.json", i, j))
+				if code, out, errs := runCLI(t, nil, "diff", "--profile", "--write-baseline", base, docs[i], nw); code != 0 || strings.Contains(out, "FAILED") {
+					t.Fatalf("write: code %d %s\n%s", code, errs, out)
+				}
+				code, out, errs := runCLI(t, nil, "diff", "--profile", "--baseline", base, docs[i], nw)
+				if code != 0 || strings.Contains(out, "FAILED") {
+					t.Fatalf("gate: code %d %s\n%s", code, errs, out)
+				}
+			})
+		}
+	}
+}
+
+// A gate fails, naming the row, when one count changes after the baseline
+// was written: a per-flow count outside tolerance, or an opcode gone.
+func TestProfileBaselineNamesRow(t *testing.T) {
+	dir := t.TempDir()
+	// edit changes c2s opcode 0x21 of the profile; false drops it.
+	doc := func(name, capture string, edit func(op map[string]any) bool) string {
+		code, out, errs := runCLI(t, nil, "profile", "--format", "json", capture)
+		if code != 0 {
+			t.Fatalf("profile %s: %d %s", capture, code, errs)
+		}
+		if edit != nil {
+			var d map[string]any
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatal(err)
+			}
+			c2s := d["c2s"].(map[string]any)
+			var kept []any
+			for _, o := range c2s["opcodes"].([]any) {
+				if op := o.(map[string]any); op["opcode_hex"] != "0x21" || edit(op) {
+					kept = append(kept, o)
+				}
+			}
+			c2s["opcodes"] = kept
+			b, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = string(b)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stock := doc("stock.json", samplePcap, nil)
+	ours := doc("ours.json", testdata+"/captures/openbc-session-2.pcap", nil)
+	more := doc("more.json", testdata+"/captures/openbc-session-2.pcap", func(op map[string]any) bool { op["count"] = 30.0; return true })
+	gone := doc("gone.json", testdata+"/captures/openbc-session-2.pcap", func(map[string]any) bool { return false })
+	base := filepath.Join(dir, "base.json")
+	if code, _, errs := runCLI(t, nil, "diff", "--profile", "--write-baseline", base, stock, ours); code != 0 || !strings.Contains(errs, "32 differences and 6 opcodes on one side only accepted") {
+		t.Fatalf("write: %d %q", code, errs)
+	}
+	for _, tc := range []struct {
+		name, nw string
+		code     int
+		want     []string
+	}{
+		{"unchanged", ours, 0, []string{"0 outside tolerance, 32 accepted", "6 of them accepted by the baseline"}},
+		{"count 25 -> 30", more, 1, []string{
+			"FAILED (exit 1): 1 metric outside tolerance and 0 opcodes on one side only, not accepted by the baseline:\n" +
+				"  drift  c2s.opcode.ChecksumResp(0x21).per_flow  5 -> 6\n"}},
+		{"opcode gone", gone, 1, []string{
+			"FAILED (exit 1): 1 metric outside tolerance and 1 opcode on one side only, not accepted by the baseline:\n" +
+				"  drift   c2s.opcode.ChecksumResp(0x21).per_flow  5 -> 0\n" +
+				"  parity  c2s 0x21 ChecksumResp                   only in reference (5 -> 0)\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, nil, "diff", "--profile", "--baseline", base, stock, tc.nw)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d; %s\n%s", code, tc.code, errs, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if tc.code == 0 && strings.Contains(out, "FAILED") {
+				t.Errorf("passing run says FAILED:\n%s", out)
+			}
+		})
+	}
+	// The JSON names the failed rows by key.
+	_, out, _ := runCLI(t, nil, "diff", "--profile", "--format", "json", "--baseline", base, stock, gone)
+	if !strings.Contains(out, `"failed": [`) || !strings.Contains(out, `"parity.c2s.0x21.only_old"`) {
+		t.Errorf("JSON lacks the failed row:\n%s", out)
 	}
 }

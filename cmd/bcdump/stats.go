@@ -88,6 +88,14 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 		return err
 	}
 	st := stats.NewStats()
+	// One bound for the process: the flow records kept across captures
+	// take at most half of --flow-memory, and each capture's tracker gets
+	// what they leave (statsOne).
+	bound := opt.MaxFlowBytes
+	if bound <= 0 {
+		bound = transport.DefaultMaxFlowBytes
+	}
+	st.SetRecordBudget(bound / 2)
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
@@ -97,7 +105,9 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 	}
 	run := &inputRun{s: s, many: many}
 	err = run.each(ins, func(in input) (bool, error) {
-		opened, err := statsOne(s, in.name, opt, st, gate, flt)
+		one := opt
+		one.MaxFlowBytes = bound - st.RecordBytes()
+		opened, err := statsOne(s, in.name, one, st, gate, flt)
 		if many && err != nil && isInputError(err) {
 			st.AddSkipped(sourceName(in.name), err.Error(), opened)
 		}

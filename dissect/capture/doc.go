@@ -3,9 +3,15 @@
 //
 // Input may be pcap (either byte order, µs or ns timestamps), pcapng (either
 // byte order, several interfaces with different link types, several
-// sections), either of them compressed with gzip, xz or zstd, or "-" for
-// stdin. The format is
-// recognised by its magic bytes, never by the file name. The memory a
+// sections), the stock server's packet_trace.log and OpenBC's OBCTRACE
+// (trace.go), any of them compressed with gzip, xz or zstd, or "-" for
+// stdin. The format is recognised by its content, never by the file name,
+// in one place: Sniff (sniff.go) names pcap, pcapng, packet_trace.log,
+// OBCTRACE and JSON (bcdump's own traces, which report/record reads for
+// diff), after Decompress undid any compression; Open, LooksLikeCapture
+// (folder expansion) and diff all ask it. A new input format goes there:
+// its test in Sniff, its reader beside trace.go; a new compression in
+// Decompress. The memory a
 // compressed stream's header may claim is bounded: a zstd window of 128 MiB,
 // an xz dictionary of 64 MiB (xz -9; xzGuard reads every block header before
 // the decoder does).

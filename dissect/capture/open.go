@@ -68,26 +68,25 @@ func newReader(src io.Reader, name string, size int64, closer io.Closer, opt Opt
 		}
 	}()
 
-	if kind := traceKind(in); kind != "" {
-		r.openTrace(in, kind)
+	format, err := SniffReader(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	switch format {
+	case FormatTraceLog, FormatOBCTrace:
+		r.openTrace(in, format)
 		r.setPorts(opt.Ports)
 		return r, nil
-	}
-	magic, perr := in.Peek(4)
-	switch err := perr; {
-	case len(magic) == 0 && (err == io.EOF || err == nil):
-		return nil, fmt.Errorf("%s: %w (empty file)", name, ErrNotCapture)
-	case bytes.Equal(magic, pcapngMagic):
-		r.format = "pcapng"
-	case isPcapMagic(magic):
-		r.format = "pcap"
-	case err != nil && err != io.EOF:
-		return nil, fmt.Errorf("%s: %w", name, err)
+	case FormatPcap, FormatPcapng:
+		r.format = format
 	default:
+		if head, _ := in.Peek(1); len(head) == 0 {
+			return nil, fmt.Errorf("%s: %w (empty file)", name, ErrNotCapture)
+		}
 		return nil, fmt.Errorf("%s: %w", name, ErrNotCapture)
 	}
 
-	r.fr = newFramer(in, r.format == "pcapng")
+	r.fr = newFramer(in, r.format == FormatPcapng)
 	if err := r.openContainer(); err != nil {
 		return nil, err
 	}

@@ -69,12 +69,6 @@ type traceState struct {
 	server netip.AddrPort
 }
 
-// traceKind tells a trace file by its first bytes ("" for anything else).
-func traceKind(in *bufio.Reader) string {
-	head, _ := in.Peek(64)
-	return traceKindOf(head)
-}
-
 // traceKindOf tells a trace file by up to its first 64 bytes.
 func traceKindOf(head []byte) string {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))

@@ -91,9 +91,9 @@ func loadBytes(name string, b []byte) (*Conversation, error) {
 		return nil, err
 	}
 	if trace {
-		return LoadTrace(name, bytes.NewReader(b), nil)
+		return LoadTrace(name, bytes.NewReader(b), nil, nil)
 	}
-	sink := NewCaptureSink(name, nil)
+	sink := NewCaptureSink(name, nil, nil)
 	_, err = dissect.Dissect(context.Background(), dissect.Input{Name: "-", Stdin: bytes.NewReader(b)}, dissect.RunOptions{}, sink)
 	if err != nil {
 		return nil, err

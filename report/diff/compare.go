@@ -3,7 +3,6 @@ package diff
 import (
 	"hash/fnv"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -83,7 +82,7 @@ func (r *Result) Equal() bool { return r.Summary.Differences == 0 }
 // Compare diffs two conversations under opt.
 func Compare(old, new *Conversation, opt Options) *Result {
 	res := &Result{Old: old, New: new, Opt: opt}
-	in := &interner{ids: make(map[string]uint32), opt: &opt}
+	in := &interner{ids: make(map[uint64]uint32), opt: &opt}
 	oldKeys := in.keysOf(old)
 	newKeys := in.keysOf(new)
 	res.Flows = pairFlows(old, new, oldKeys, newKeys)
@@ -101,30 +100,22 @@ func Compare(old, new *Conversation, opt Options) *Result {
 }
 
 // interner gives every distinct compared content one small id, so that the
-// alignment compares integers and equal ids mean equal content exactly.
+// alignment compares integers: equal ids mean equal content hashes
+// (contentHash, made while the conversation was built).
 type interner struct {
-	ids map[string]uint32
+	ids map[uint64]uint32
 	opt *Options
-	sb  strings.Builder
 }
 
-func (in *interner) key(m *Message) uint32 {
-	in.sb.Reset()
-	for i := range m.Leaves {
-		l := &m.Leaves[i]
-		if !in.opt.compared(l) {
-			continue
-		}
-		in.sb.WriteString(l.Path)
-		in.sb.WriteByte(0)
-		in.sb.WriteString(l.Value)
-		in.sb.WriteByte(0)
+func (in *interner) key(c *Conversation, m *Message) uint32 {
+	h := m.hash
+	if !c.opt.sameCompared(in.opt) {
+		h = contentHash(m.Leaves(), in.opt)
 	}
-	k := in.sb.String()
-	id, ok := in.ids[k]
+	id, ok := in.ids[h]
 	if !ok {
 		id = uint32(len(in.ids))
-		in.ids[k] = id
+		in.ids[h] = id
 	}
 	return id
 }
@@ -136,7 +127,7 @@ func (in *interner) keysOf(c *Conversation) [][2][]uint32 {
 		for d := range 2 {
 			ks := make([]uint32, len(f.Msgs[d]))
 			for i := range f.Msgs[d] {
-				ks[i] = in.key(&f.Msgs[d][i])
+				ks[i] = in.key(c, &f.Msgs[d][i])
 			}
 			out[fi][d] = ks
 		}
@@ -268,7 +259,7 @@ func (fd *FlowDiff) compare(opt *Options) {
 // the same transport type and opcode pair up, in order, as one changed
 // message. Matched pairs are then checked for seq, timing and delivery.
 func buildEdits(om, nm []Message, match []int32, opt *Options) []Edit {
-	var edits []Edit
+	edits := make([]Edit, 0, max(len(om), len(nm)))
 	i, j := 0, 0
 	var dels, ins []int
 	flush := func() {
@@ -295,7 +286,7 @@ func buildEdits(om, nm []Message, match []int32, opt *Options) []Edit {
 	return edits
 }
 
-func kindOf(m *Message) string { return m.Type + "\x00" + m.Opcode }
+func kindOf(m *Message) string { return m.Type() + "\x00" + m.Opcode() }
 
 func pairRun(edits []Edit, om, nm []Message, dels, ins []int, opt *Options) []Edit {
 	next := 0 // first insertion not yet emitted
@@ -327,17 +318,18 @@ func pairRun(edits []Edit, om, nm []Message, dels, ins []int, opt *Options) []Ed
 
 // leafChanges lists the compared leaves that differ, in OLD's order, then
 // those only NEW has.
-func leafChanges(o, n *Message, opt *Options) []Change {
-	nv := make(map[string]string, len(n.Leaves))
-	for i := range n.Leaves {
-		if l := &n.Leaves[i]; opt.compared(l) {
+func leafChanges(om, nm *Message, opt *Options) []Change {
+	ol, nl := om.Leaves(), nm.Leaves()
+	nv := make(map[string]string, len(nl))
+	for i := range nl {
+		if l := &nl[i]; opt.compared(l) {
 			nv[l.Path] = l.Value
 		}
 	}
 	var ch []Change
-	seen := make(map[string]bool, len(o.Leaves))
-	for i := range o.Leaves {
-		l := &o.Leaves[i]
+	seen := make(map[string]bool, len(ol))
+	for i := range ol {
+		l := &ol[i]
 		if !opt.compared(l) {
 			continue
 		}
@@ -346,8 +338,8 @@ func leafChanges(o, n *Message, opt *Options) []Change {
 			ch = append(ch, Change{l.Path, l.Value, v, ""})
 		}
 	}
-	for i := range n.Leaves {
-		if l := &n.Leaves[i]; opt.compared(l) && !seen[l.Path] {
+	for i := range nl {
+		if l := &nl[i]; opt.compared(l) && !seen[l.Path] {
 			ch = append(ch, Change{l.Path, "", l.Value, ""})
 		}
 	}
@@ -369,12 +361,12 @@ func checkAttributes(edits []Edit, opt *Options) {
 		e := &edits[i]
 		var gapOld, gapNew int
 		if o := e.Old; o != nil && o.Channel >= 0 {
-			gapOld = o.Seq - trk[o.Channel].old
-			trk[o.Channel].old = o.Seq
+			gapOld = int(o.Seq) - trk[o.Channel].old
+			trk[o.Channel].old = int(o.Seq)
 		}
 		if n := e.New; n != nil && n.Channel >= 0 {
-			gapNew = n.Seq - trk[n.Channel].new
-			trk[n.Channel].new = n.Seq
+			gapNew = int(n.Seq) - trk[n.Channel].new
+			trk[n.Channel].new = int(n.Seq)
 		}
 		if e.Old == nil || e.New == nil {
 			continue
@@ -383,7 +375,7 @@ func checkAttributes(edits []Edit, opt *Options) {
 		var ch []Change
 		if cmpSeq && o.Channel >= 0 && o.Channel == n.Channel && gapOld != gapNew {
 			ch = append(ch, Change{PathSeq, strconv.Itoa(gapOld), strconv.Itoa(gapNew),
-				"advance since the previous message of the channel; relative seq " + strconv.Itoa(o.Seq) + " -> " + strconv.Itoa(n.Seq)})
+				"advance since the previous message of the channel; relative seq " + strconv.Itoa(int(o.Seq)) + " -> " + strconv.Itoa(int(n.Seq))})
 		}
 		if opt.Timing && !opt.Ignored(PathTime) {
 			if d := o.At - n.At; d > opt.Tolerance || -d > opt.Tolerance {
@@ -392,7 +384,7 @@ func checkAttributes(edits []Edit, opt *Options) {
 		}
 		if opt.Retransmits && o.Channel >= 0 && n.Channel >= 0 {
 			if o.Resends != n.Resends && !opt.Ignored(PathRetransmits) {
-				ch = append(ch, Change{PathRetransmits, strconv.Itoa(o.Resends), strconv.Itoa(n.Resends), ""})
+				ch = append(ch, Change{PathRetransmits, strconv.Itoa(int(o.Resends)), strconv.Itoa(int(n.Resends)), ""})
 			}
 			if o.Acked != n.Acked && !opt.Ignored(PathAcked) {
 				ch = append(ch, Change{PathAcked, strconv.FormatBool(o.Acked), strconv.FormatBool(n.Acked), ""})

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/bcdump/bcdump/cipher"
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/transport/transporttest"
@@ -144,7 +146,7 @@ func findEdit(res *Result, w wantDiff) *Edit {
 			if e.Op != w.op || (e.Old == nil) != (w.oldFrame == 0) || (e.New == nil) != (w.newFrame == 0) {
 				continue
 			}
-			if e.Old != nil && e.Old.Frame != w.oldFrame || e.New != nil && e.New.Frame != w.newFrame {
+			if e.Old != nil && int(e.Old.Frame) != w.oldFrame || e.New != nil && int(e.New.Frame) != w.newFrame {
 				continue
 			}
 			if w.path == "" {
@@ -408,4 +410,51 @@ func toPcapng(t *testing.T, capBytes []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// A side whose content passes Options.SpillBytes moves it to a temporary
+// file; the comparison and both outputs are the same as in memory, for a
+// capture and for its trace (the store read back for every shown and
+// changed message).
+func TestSpilledEqualsInMemory(t *testing.T) {
+	orig, fewer := rewriteReal(t, "openbc-session-3.pcap", func(p *capture.Packet) bool { return p.Frame != 2121 })
+	loadOpt := func(name string, b []byte, opt *Options) *Conversation {
+		t.Helper()
+		var c *Conversation
+		var err error
+		if trace, _ := IsTrace(name, bytes.NewReader(b)); trace {
+			c, err = LoadTrace(name, bytes.NewReader(b), nil, opt)
+		} else {
+			sink := NewCaptureSink(name, nil, opt)
+			_, err = dissect.Dissect(context.Background(), dissect.Input{Name: "-", Stdin: bytes.NewReader(b)}, dissect.RunOptions{}, sink)
+			c = sink.Conversation()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	render := func(r *Result) string {
+		var text, js bytes.Buffer
+		if err := r.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		return text.String() + js.String()
+	}
+	opt := Options{Context: 2, Retransmits: true}
+	mem := Compare(loadOpt("a", orig, &opt), loadOpt("b", traceOf(t, fewer), &opt), opt)
+	spill := opt
+	spill.SpillBytes = 1
+	a, b := loadOpt("a", orig, &spill), loadOpt("b", traceOf(t, fewer), &spill)
+	if !a.Spilled() || !b.Spilled() {
+		t.Fatal("a 1-byte budget did not spill")
+	}
+	got := Compare(a, b, spill)
+	if mem.Equal() || render(got) != render(mem) {
+		t.Errorf("spilled comparison differs from the one in memory:\n%s\nwant\n%s", render(got), render(mem))
+	}
 }

@@ -24,7 +24,7 @@ func FuzzLoadJSON(f *testing.F) {
 	f.Add([]byte("{\"kind\":\"summary\",\"anomalies\":[]}\n\n{"))
 	f.Add([]byte(`{"kind":"game","dir":"c2s","time":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := LoadJSON("fuzz", bytes.NewReader(data))
+		c, err := LoadJSON("fuzz", bytes.NewReader(data), nil)
 		if err != nil {
 			return
 		}

@@ -131,9 +131,9 @@ func jsonMessage(m *Message) *jsonMsg {
 	if m == nil {
 		return nil
 	}
-	j := &jsonMsg{Frame: m.Frame, Summary: m.Summary()}
+	j := &jsonMsg{Frame: int(m.Frame), Summary: m.Summary()}
 	if m.Msg >= 0 {
-		idx := m.Msg
+		idx := int(m.Msg)
 		j.Msg = &idx
 	}
 	return j

@@ -1,8 +1,15 @@
 package diff
 
 import (
+	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
 	"time"
+
+	"github.com/bcdump/bcdump/report/record"
+	"github.com/bcdump/bcdump/report/render"
 )
 
 // Role tells client flows (game traffic) from GameSpy-only flows (server
@@ -30,12 +37,29 @@ const (
 var dirNames = [2]string{"c2s", "s2c"}
 
 // Conversation is one side of a diff: the delivered messages of every flow.
+// Their content is in a store that spills to a temporary file past a
+// memory budget: Close removes it.
 type Conversation struct {
 	Name      string // file name as given
 	Format    string // "capture" or "json"
 	Datagrams int    // datagram records read
 	Flows     []*Flow
+
+	store *leafStore
+	opt   Options // what the content hashes were made under
 }
+
+// Close releases the conversation's spilled content, if any.
+func (c *Conversation) Close() error {
+	if c == nil {
+		return nil
+	}
+	return c.store.Close()
+}
+
+// Spilled says the content of the messages went to a temporary file
+// (their encoding passed the store's memory budget).
+func (c *Conversation) Spilled() bool { return c.store != nil && c.store.Spilled() }
 
 // Messages counts the delivered messages of all flows.
 func (c *Conversation) Messages() int {
@@ -61,19 +85,45 @@ type Flow struct {
 }
 
 // Message is one delivered message: unfragmented, or reassembled on the
-// datagram that completed it, or one GameSpy datagram.
+// datagram that completed it, or one GameSpy datagram. It is small and of
+// fixed size: its content (Leaves) is in its conversation's store.
 type Message struct {
-	Frame   int           // datagram that delivered it
-	Msg     int           // index in that datagram's messages; -1 for GameSpy
-	At      time.Duration // since the flow's first datagram
-	Type    string        // transport type name, or "GameSpy"
-	Opcode  string        // game opcode name, if any
-	Seq     int           // reliable: seq relative to its channel's first; else -1
-	Channel int           // 0 low, 1 high, -1 unreliable/GameSpy
-	Frags   int           // fragments joined, when reassembled
-	Resends int           // retransmitted copies seen (fragments included)
-	Acked   bool          // a matching ACK was seen (reliable only)
-	Leaves  []Leaf        // content: type, flags, opcode, fields, raw payload
+	At    time.Duration // since the flow's first datagram
+	hash  uint64        // of the compared leaves (contentHash)
+	store *leafStore
+	off   int64
+	n     uint32
+	typ   uint16 // transport type name, or "GameSpy": store.names[typ]
+	op    uint16 // game opcode name, if any: store.names[op]
+
+	Frame   int32 // datagram that delivered it
+	Seq     int32 // reliable: seq relative to its channel's first; else -1
+	Frags   int32 // fragments joined, when reassembled
+	Resends int32 // retransmitted copies seen (fragments included)
+	Msg     int16 // index in that datagram's messages; -1 for GameSpy
+	Channel int8  // 0 low, 1 high, -1 unreliable/GameSpy
+	Acked   bool  // a matching ACK was seen (reliable only)
+}
+
+// Type is the message's transport type name, or "GameSpy".
+func (m *Message) Type() string { return m.store.name(m.typ) }
+
+// Opcode is the message's game opcode name, if any.
+func (m *Message) Opcode() string { return m.store.name(m.op) }
+
+// Leaves is the message's content: type, flags, opcode, fields, raw
+// payload, as key paths and JSON values. It is decoded from the store on
+// each call (read back from the spill file when the store spilled); nil
+// if that fails.
+func (m *Message) Leaves() []Leaf {
+	if m.store == nil {
+		return nil
+	}
+	ls, err := m.store.get(m.off, m.n)
+	if err != nil {
+		return nil
+	}
+	return ls
 }
 
 // channel is one reliable seq counter of one direction.
@@ -95,87 +145,117 @@ type delivery struct {
 // builder turns datagram records into a Conversation.
 type builder struct {
 	conv  *Conversation
-	flows map[[2]string]*Flow
+	opt   *Options
+	flows map[[2]netip.AddrPort]*Flow
+	ls    []Leaf // scratch: one message's leaves
+	path  []byte // scratch: a leaf path being built
 }
 
-func newBuilder(name, format string) *builder {
-	return &builder{conv: &Conversation{Name: name, Format: format}, flows: make(map[[2]string]*Flow)}
-}
-
-func (b *builder) add(r *record) error {
-	t, err := time.Parse(time.RFC3339Nano, r.Time)
-	if err != nil {
-		return fmt.Errorf("frame %d: bad time %q", r.Frame, r.Time)
+func newBuilder(name, format string, opt *Options) *builder {
+	if opt == nil {
+		opt = &Options{}
 	}
+	st := newLeafStore(opt.SpillBytes)
+	return &builder{conv: &Conversation{Name: name, Format: format, store: st, opt: *opt}, opt: opt,
+		flows: make(map[[2]netip.AddrPort]*Flow)}
+}
+
+// store files the scratch leaves as m's content.
+func (b *builder) store(m *Message) {
+	m.hash = contentHash(b.ls, b.opt)
+	m.store = b.conv.store
+	m.off, m.n = b.conv.store.put(b.ls)
+}
+
+func (b *builder) add(r *record.Datagram) error {
+	if !r.Kind.IsDatagram() {
+		return nil
+	}
+	if r.Dir != record.C2S && r.Dir != record.S2C {
+		return fmt.Errorf("frame %d: bad dir", r.Frame)
+	}
+	t := r.Time
 	dir, client, server := C2S, r.Src, r.Dst
-	if r.Dir == "s2c" {
+	if r.Dir == record.S2C {
 		dir, client, server = S2C, r.Dst, r.Src
 	}
 	b.conv.Datagrams++
-	key := [2]string{client, server}
+	key := [2]netip.AddrPort{client, server}
 	f := b.flows[key]
 	if f == nil {
-		f = &Flow{Role: RoleGameSpy, Client: client, Server: server, FirstFrame: r.Frame, start: t}
+		f = &Flow{Role: RoleGameSpy, Client: client.String(), Server: server.String(), FirstFrame: r.Frame, start: t}
 		b.flows[key] = f
 		b.conv.Flows = append(b.conv.Flows, f)
 	}
 	at := t.Sub(f.start)
-	if r.Kind == "gamespy" {
-		m := Message{Frame: r.Frame, Msg: -1, At: at, Type: "GameSpy", Seq: -1, Channel: -1}
-		if len(r.GameSpy) > 0 {
-			if m.Leaves, err = appendLeaves(nil, "gamespy", r.GameSpy); err != nil {
-				return fmt.Errorf("frame %d: gamespy: %w", r.Frame, err)
-			}
+	if r.Kind == record.KindGameSpy {
+		m := Message{Frame: int32(r.Frame), Msg: -1, At: at, typ: b.conv.store.nameID("GameSpy"), Seq: -1, Channel: -1}
+		b.ls = b.ls[:0]
+		for i := range r.GameSpy {
+			kv := &r.GameSpy[i]
+			b.path = append(append(b.path[:0], "gamespy."...), kv.Key...)
+			b.ls = append(b.ls, Leaf{Path: b.conv.store.path(b.path), Value: string(render.AppendJSONBytes(nil, kv.Value))})
 		}
-		if len(m.Leaves) == 0 || len(m.Leaves) == 1 && m.Leaves[0].Value == "{}" {
+		if len(b.ls) == 0 {
 			// Nothing parsed into pairs: the text is the content.
-			text := ""
-			if r.Text != nil {
-				text = *r.Text
-			}
-			m.Leaves = []Leaf{{Path: "text", Value: jsonString(text)}}
+			b.ls = append(b.ls, Leaf{Path: "text", Value: string(render.AppendJSONBytes(nil, r.Text))})
 		}
+		b.store(&m)
 		f.Msgs[dir] = append(f.Msgs[dir], m)
 		return nil
 	}
 	f.Role = RoleClient
 	for i := range r.Messages {
-		if err := f.message(dir, r.Frame, i, at, &r.Messages[i]); err != nil {
+		if err := b.message(f, dir, r.Frame, i, at, &r.Messages[i]); err != nil {
 			return fmt.Errorf("frame %d message %d: %w", r.Frame, i, err)
 		}
 	}
 	return nil
 }
 
-func channelOf(typ int) int {
+func channelOf(typ uint8) int {
 	if typ == typeData {
 		return 1
 	}
 	return 0
 }
 
+// typeACK and typeData are the transport types the diff treats specially.
+const (
+	typeACK  = 1
+	typeData = 50
+)
+
+var typeNumbers [256]string
+
+func init() {
+	for i := range typeNumbers {
+		typeNumbers[i] = strconv.Itoa(i)
+	}
+}
+
 // message folds one transport message into the flow.
-func (f *Flow) message(dir, frame, idx int, at time.Duration, m *recMessage) error {
+func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *record.Message) error {
 	if m.Type == typeACK {
-		if m.Seq == nil || m.Ack == "unknown" || m.Ack == "mismatch" {
+		if !m.HasSeq || m.Ack == "unknown" || m.Ack == "mismatch" {
 			return nil
 		}
 		ch := 1
 		if m.AckLow {
 			ch = 0
 		}
-		if di, ok := f.chans[1-dir][ch].seqs[uint16(*m.Seq)]; ok {
+		if di, ok := f.chans[1-dir][ch].seqs[m.Seq]; ok {
 			f.dels[di].acked = true
 		}
 		return nil
 	}
 	c := &f.chans[dir][channelOf(m.Type)]
-	if m.Retransmit && m.Seq != nil {
-		if di, ok := c.seqs[uint16(*m.Seq)]; ok {
+	if m.Retransmit && m.HasSeq {
+		if di, ok := c.seqs[m.Seq]; ok {
 			f.dels[di].resends++
 		}
 	}
-	if m.Reasm == nil {
+	if m.Reassembled == nil {
 		if m.Retransmit || m.Keepalive || m.Duplicate {
 			return nil
 		}
@@ -183,59 +263,61 @@ func (f *Flow) message(dir, frame, idx int, at time.Duration, m *recMessage) err
 			// A first send of a fragment: the message is delivered when
 			// the last fragment arrives; resends and ACKs before that
 			// gather in a pending delivery.
-			if m.Seq != nil {
-				s := uint16(*m.Seq)
-				if di, ok := c.seqs[s]; !ok || f.dels[di].idx >= 0 {
-					c.setSeq(s, f.newDelivery(dir, -1))
+			if m.HasSeq {
+				if di, ok := c.seqs[m.Seq]; !ok || f.dels[di].idx >= 0 {
+					c.setSeq(m.Seq, f.newDelivery(dir, -1))
 				}
 			}
 			return nil
 		}
 	}
-	msg := Message{Frame: frame, Msg: idx, At: at, Type: m.TypeName, Seq: -1, Channel: -1}
-	if msg.Type == "" {
-		msg.Type = fmt.Sprintf("type%d", m.Type)
+	msg := Message{Frame: int32(frame), Msg: int16(idx), At: at, Seq: -1, Channel: -1}
+	if m.TypeName != "" {
+		msg.typ = b.conv.store.nameID(m.TypeName)
+	} else {
+		msg.typ = b.conv.store.nameID(fmt.Sprintf("type%d", m.Type))
 	}
-	msg.Leaves = append(msg.Leaves,
-		Leaf{Path: "type", Value: fmt.Sprint(m.Type)},
-		Leaf{Path: "reliable", Value: fmt.Sprint(m.Reliable)},
-		Leaf{Path: "ordered", Value: fmt.Sprint(m.Ordered)})
-	p := &m.recPayload
-	if m.Reasm != nil {
-		p = &m.Reasm.recPayload
-		msg.Frags = m.Reasm.Frags
+	b.ls = append(b.ls[:0],
+		Leaf{Path: "type", Value: typeNumbers[m.Type]},
+		Leaf{Path: "reliable", Value: strconv.FormatBool(m.Reliable)},
+		Leaf{Path: "ordered", Value: strconv.FormatBool(m.Ordered)})
+	p := &m.Payload
+	if m.Reassembled != nil {
+		p = &m.Reassembled.Payload
+		msg.Frags = int32(m.Reassembled.Frags)
 	}
-	if p.Opcode != nil {
-		msg.Opcode = p.OpcodeName
-		msg.Leaves = append(msg.Leaves, Leaf{Path: "opcode", Value: fmt.Sprint(*p.Opcode)})
+	if p.HasOpcode {
+		msg.op = b.conv.store.nameID(p.OpcodeName)
+		b.ls = append(b.ls, Leaf{Path: "opcode", Value: typeNumbers[p.Opcode]})
 	}
-	if len(p.Fields) > 0 {
-		n := len(msg.Leaves)
+	if p.Decoded {
+		n := len(b.ls)
 		var err error
-		if msg.Leaves, err = appendLeaves(msg.Leaves, "fields", p.Fields); err != nil {
+		if b.ls, err = b.fieldLeaves(b.ls, p.Fields); err != nil {
 			return err
 		}
-		for i := n; i < len(msg.Leaves); i++ {
-			l := &msg.Leaves[i]
-			l.note = isNote(msg.Leaves[n:], i-n)
+		for i := n; i < len(b.ls); i++ {
+			l := &b.ls[i]
+			l.note = isNote(b.ls[n:], i-n)
 			l.addr = m.Type != typeData && (l.Path == "fields.ip" || l.Path == "fields.port_bytes")
 		}
 	}
-	if p.PayloadHex != nil {
-		msg.Leaves = append(msg.Leaves, Leaf{Path: "payload_hex", Value: jsonString(*p.PayloadHex)})
+	if p.HasHex {
+		b.ls = append(b.ls, Leaf{Path: "payload_hex", Value: string(render.AppendHexJSON(nil, p.Bytes))})
 	}
-	if m.Reliable && m.Seq != nil {
-		s := uint16(*m.Seq)
-		msg.Channel = channelOf(m.Type)
+	b.store(&msg)
+	if m.Reliable && m.HasSeq {
+		s := m.Seq
+		msg.Channel = int8(channelOf(m.Type))
 		if !c.started {
 			c.started, c.last, c.lastRel = true, s, 0
 		} else {
 			c.lastRel += int(int16(s - c.last))
 			c.last = s
 		}
-		msg.Seq = c.lastRel
+		msg.Seq = int32(c.lastRel)
 		n := len(f.Msgs[dir])
-		if di, ok := c.seqs[s]; ok && f.dels[di].idx < 0 && m.Reasm != nil {
+		if di, ok := c.seqs[s]; ok && f.dels[di].idx < 0 && m.Reassembled != nil {
 			f.dels[di].idx = n
 		} else {
 			c.setSeq(s, f.newDelivery(dir, n))
@@ -243,6 +325,74 @@ func (f *Flow) message(dir, frame, idx int, at time.Duration, m *recMessage) err
 	}
 	f.Msgs[dir] = append(f.Msgs[dir], msg)
 	return nil
+}
+
+// fieldLeaves flattens a payload's field tokens under "fields", in wire
+// order: one leaf per scalar, an empty object or array a leaf of its own
+// ("{}", "[]"), array elements as path[i].
+func (b *builder) fieldLeaves(ls []Leaf, fs []record.Field) ([]Leaf, error) {
+	if len(fs) == 0 {
+		return append(ls, Leaf{Path: "fields", Value: "{}"}), nil
+	}
+	type level struct {
+		plen  int  // path length before this level's member names
+		array bool // elements, numbered
+		n     int  // members or elements so far
+	}
+	path := append(b.path[:0], "fields"...)
+	stack := []level{{plen: len(path)}}
+	for i := range fs {
+		fd := &fs[i]
+		top := &stack[len(stack)-1]
+		if fd.Kind == record.End {
+			if len(stack) == 1 {
+				return ls, errors.New("fields: unbalanced end")
+			}
+			if top.n == 0 {
+				v := "{}"
+				if top.array {
+					v = "[]"
+				}
+				ls = append(ls, Leaf{Path: b.conv.store.path(path[:top.plen]), Value: v})
+			}
+			stack = stack[:len(stack)-1]
+			path = path[:stack[len(stack)-1].plen]
+			continue
+		}
+		path = path[:top.plen]
+		if top.array {
+			path = append(path, '[')
+			path = strconv.AppendInt(path, int64(top.n), 10)
+			path = append(path, ']')
+		} else {
+			path = append(path, '.')
+			path = append(path, fd.Name...)
+		}
+		top.n++
+		switch fd.Kind {
+		case record.Object, record.Array:
+			if len(stack) > maxDepth {
+				return ls, fmt.Errorf("fields: nested deeper than %d levels", maxDepth)
+			}
+			stack = append(stack, level{plen: len(path), array: fd.Kind == record.Array})
+		default:
+			ls = append(ls, Leaf{Path: b.conv.store.path(path), Value: string(record.AppendValue(nil, fd))})
+		}
+	}
+	// Levels left open (a token stream cut short) close as empty ones do.
+	for len(stack) > 1 {
+		top := stack[len(stack)-1]
+		if top.n == 0 {
+			v := "{}"
+			if top.array {
+				v = "[]"
+			}
+			ls = append(ls, Leaf{Path: b.conv.store.path(path[:top.plen]), Value: v})
+		}
+		stack = stack[:len(stack)-1]
+	}
+	b.path = path
+	return ls, nil
 }
 
 func (c *channel) setSeq(s uint16, di int) {
@@ -267,11 +417,17 @@ func (b *builder) finish() *Conversation {
 		for _, d := range f.dels {
 			if d.idx >= 0 && d.idx < len(f.Msgs[d.dir]) {
 				m := &f.Msgs[d.dir][d.idx]
-				m.Resends, m.Acked = d.resends, d.acked
+				m.Resends, m.Acked = int32(d.resends), d.acked
 			}
 		}
 		f.dels = nil
 		f.chans = [2][2]channel{}
+		for d := range 2 {
+			// Drop the room append left: a side is held until the end.
+			if ms := f.Msgs[d]; cap(ms) > len(ms)+len(ms)/8 {
+				f.Msgs[d] = slices.Clone(ms)
+			}
+		}
 	}
 	b.flows = nil
 	return b.conv

@@ -29,6 +29,15 @@ type Options struct {
 	Retransmits bool
 	// Ignore drops key paths from the comparison (see Ignored).
 	Ignore []string
+	// SpillBytes is the encoded message content one side keeps in memory
+	// before it moves to a temporary file (0: DefaultSpillBytes).
+	SpillBytes int
+}
+
+// sameCompared says o and p compare the same leaves (the content hashes
+// made under one hold for the other).
+func (o *Options) sameCompared(p *Options) bool {
+	return o.Addresses == p.Addresses && slices.Equal(o.Ignore, p.Ignore)
 }
 
 // ParseTolerance reads a --timing value: a Go duration ("50ms", "1.5s") or

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 
@@ -10,30 +9,36 @@ import (
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
-	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/report/record"
 )
 
 // IsTrace reports whether r holds a saved `bcdump read --format json`
-// trace (compressed or not) rather than a capture: a trace's first
-// non-blank byte is '{'. It reads the first bytes of r.
+// trace (compressed or not) rather than a capture: the input sniff of
+// package capture (capture.SniffReader, the one place formats are told
+// apart) names it JSON. It reads the first bytes of r.
 func IsTrace(name string, r io.Reader) (bool, error) {
 	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 4<<10), name)
 	if err != nil {
 		return false, err
 	}
 	defer zc.Close()
-	isJSON, err := looksLikeJSON(br)
+	format, err := capture.SniffReader(br)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", name, err)
 	}
-	return isJSON, nil
+	if format == "" {
+		if b, _ := br.Peek(1); len(b) == 0 {
+			return false, fmt.Errorf("%s: empty input: neither a capture nor a JSON trace", name)
+		}
+	}
+	return format == capture.FormatJSON, nil
 }
 
 // LoadTrace reads one side of a diff from a saved `bcdump read --format
 // json` trace (gzip, xz or zstd allowed), keeping only the records the
 // display filter f selects by their JSON (all when f is nil). A capture is
 // read by dissect.Dissect into a CaptureSink instead.
-func LoadTrace(name string, r io.Reader, f *filter.Filter) (*Conversation, error) {
+func LoadTrace(name string, r io.Reader, f *filter.Filter, opt *Options) (*Conversation, error) {
 	br, _, zc, err := capture.Decompress(bufio.NewReaderSize(r, 64<<10), name)
 	if err != nil {
 		return nil, err
@@ -43,7 +48,7 @@ func LoadTrace(name string, r io.Reader, f *filter.Filter) (*Conversation, error
 	if f != nil {
 		keep = f.Match
 	}
-	return loadJSON(name, br, keep)
+	return loadJSON(name, br, keep, opt)
 }
 
 // Keep selects the records of a saved trace by their JSON (one object, as
@@ -51,58 +56,39 @@ func LoadTrace(name string, r io.Reader, f *filter.Filter) (*Conversation, error
 // keeps every record.
 type Keep func(record []byte) bool
 
-// looksLikeJSON peeks past leading white space for a '{'.
-func looksLikeJSON(br *bufio.Reader) (bool, error) {
-	for n := 1; n <= 4096; n++ {
-		b, err := br.Peek(n)
-		if len(b) < n {
-			if err == nil || err == io.EOF {
-				err = errors.New("empty input: neither a capture nor a JSON trace")
-			}
-			return false, err
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true, nil
-		}
-		return false, nil
-	}
-	return false, nil
+// LoadJSON reads a JSON Lines trace written by `bcdump read --format json`
+// for comparing under opt (nil: the defaults).
+func LoadJSON(name string, r io.Reader, opt *Options) (*Conversation, error) {
+	return loadJSON(name, r, nil, opt)
 }
 
-// LoadJSON reads a JSON Lines trace written by `bcdump read --format json`.
-func LoadJSON(name string, r io.Reader) (*Conversation, error) {
-	return loadJSON(name, r, nil)
-}
-
-func loadJSON(name string, r io.Reader, keep Keep) (*Conversation, error) {
-	b := newBuilder(name, "json")
+func loadJSON(name string, r io.Reader, keep Keep, opt *Options) (*Conversation, error) {
+	b := newBuilder(name, "json", opt)
 	if err := readTrace(r, keep, b.add); err != nil {
+		b.conv.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return b.finish(), nil
 }
 
 // CaptureSink builds the conversation of a capture from the datagrams a
-// dissect Session hands it. Each datagram is rendered by the JSON
-// reporter's own encoder and parsed back, line by line, so that a capture
-// and its saved trace give the same conversation by construction, in
-// memory bounded by one datagram plus the conversation itself.
-// End-of-capture events are not part of it.
+// dissect Session hands it. Each datagram is turned into the typed record
+// `read -F json` prints (record.Converter), the same record a saved trace
+// of it decodes to, so a capture and its saved trace give the same
+// conversation by construction. End-of-capture events are not part of it.
 type CaptureSink struct {
 	b    *builder
 	keep func(*dissect.Datagram) bool
-	line []byte
-	rec  record
+	conv record.Converter
+	rec  record.Datagram
 }
 
 // NewCaptureSink returns the sink for the capture called name, keeping the
 // datagrams the display filter f selects (report.Eval; all when f is nil):
-// the same records f.Match would keep of the capture's trace.
-func NewCaptureSink(name string, f *filter.Filter) *CaptureSink {
-	c := &CaptureSink{b: newBuilder(name, "capture")}
+// the same records f.Match would keep of the capture's trace. opt is what
+// the conversation will be compared under (nil: the defaults).
+func NewCaptureSink(name string, f *filter.Filter, opt *Options) *CaptureSink {
+	c := &CaptureSink{b: newBuilder(name, "capture", opt)}
 	if f != nil {
 		c.keep = query.NewEval(f).Datagram
 	}
@@ -113,14 +99,7 @@ func (c *CaptureSink) Datagram(dg *dissect.Datagram) error {
 	if c.keep != nil && !c.keep(dg) {
 		return nil
 	}
-	c.line = render.AppendDatagramJSON(c.line[:0], dg)
-	ok, err := parseRecord(c.line, &c.rec)
-	if err != nil {
-		return fmt.Errorf("frame %d: %w", dg.Frame, err)
-	}
-	if !ok {
-		return nil
-	}
+	c.conv.Datagram(dg, &c.rec)
 	return c.b.add(&c.rec)
 }
 

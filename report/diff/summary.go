@@ -16,31 +16,31 @@ const maxSummary = 140
 // parentheses, nested values as [n] or {…}).
 func (m *Message) Summary() string {
 	var sb strings.Builder
-	sb.WriteString(m.Type)
+	sb.WriteString(m.Type())
 	if m.Channel >= 0 {
 		sb.WriteString(" seq=")
-		sb.WriteString(strconv.Itoa(m.Seq))
+		sb.WriteString(strconv.Itoa(int(m.Seq)))
 	}
-	if m.Opcode != "" {
+	if op := m.Opcode(); op != "" {
 		sb.WriteByte(' ')
-		sb.WriteString(m.Opcode)
+		sb.WriteString(op)
 	}
 	if m.Frags > 0 {
 		sb.WriteString(" (")
-		sb.WriteString(strconv.Itoa(m.Frags))
+		sb.WriteString(strconv.Itoa(int(m.Frags)))
 		sb.WriteString(" frags)")
 	}
 	prefix := "fields."
-	switch m.Type {
+	switch m.Type() {
 	case "GameSpy":
 		prefix = "gamespy."
 	}
-	ls := m.Leaves
+	ls := m.Leaves()
 	for i := 0; i < len(ls); i++ {
 		l := &ls[i]
 		var key string
 		switch {
-		case l.Path == "text" && m.Type == "GameSpy":
+		case l.Path == "text" && m.Type() == "GameSpy":
 			key = "text"
 		case l.Path == "payload_hex":
 			sb.WriteString(" raw=")

@@ -64,7 +64,7 @@ func maxFrame(c *Conversation) int {
 	for _, f := range c.Flows {
 		for d := range 2 {
 			if n := len(f.Msgs[d]); n > 0 {
-				m = max(m, f.Msgs[d][n-1].Frame)
+				m = max(m, int(f.Msgs[d][n-1].Frame))
 			}
 		}
 	}

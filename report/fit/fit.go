@@ -47,17 +47,38 @@ const minWrap = 12
 
 // Write writes the table fitted to width columns (0: no limit).
 func (t *Table) Write(w io.Writer, width int) error {
+	return t.Stream(w, width, func(func(cells ...string)) error { return nil })
+}
+
+// Stream writes the table fitted to width columns (0: no limit) with
+// the rows rows gives besides those added with Row: rows is called twice,
+// once to measure the columns and once to write, and must give the same
+// rows both times. None of its rows are held, so a table of millions of
+// rows takes no more memory than one.
+func (t *Table) Stream(w io.Writer, width int, rows func(row func(cells ...string)) error) error {
 	head := make([]string, len(t.Cols))
 	for i, c := range t.Cols {
 		head[i] = c.Head
 	}
-	rows := append([][]string{head}, t.rows...)
-	keep := t.fitColumns(rows, width)
-	colw := widths(rows, keep)
+	colw := make([]int, len(t.Cols))
+	measure := func(r ...string) {
+		for i := range colw {
+			colw[i] = max(colw[i], runes(cellOf(r, i)))
+		}
+	}
+	measure(head...)
+	for _, r := range t.rows {
+		measure(r...)
+	}
+	if err := rows(measure); err != nil {
+		return err
+	}
+	keep := t.fitColumns(colw, width)
 	bw := bufio.NewWriter(w)
 	last := keep[len(keep)-1]
-	for _, r := range rows {
-		var b strings.Builder
+	var b strings.Builder
+	line := func(r ...string) {
+		b.Reset()
 		b.WriteString(t.Indent)
 		for _, i := range keep[:len(keep)-1] {
 			cell := cellOf(r, i)
@@ -74,7 +95,7 @@ func (t *Table) Write(w io.Writer, width int) error {
 		if width <= 0 || lead+runes(cell) <= width {
 			b.WriteString(cell)
 			bw.WriteString(b.String() + "\n")
-			continue
+			return
 		}
 		lines := Words(cell, max(width-lead, minWrap))
 		for j, l := range lines {
@@ -86,13 +107,21 @@ func (t *Table) Write(w io.Writer, width int) error {
 			bw.WriteString(Cut(b.String(), width) + "\n")
 		}
 	}
+	line(head...)
+	for _, r := range t.rows {
+		line(r...)
+	}
+	if err := rows(line); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 
-// fitColumns is the indexes of the columns kept at width: all of them
-// unless the table is too wide, then without the highest Drop ranks until
-// it fits (the last column counts at no more than minWrap runes, as it wraps).
-func (t *Table) fitColumns(rows [][]string, width int) []int {
+// fitColumns is the indexes of the columns kept at width, given the
+// widest cell of each column: all of them unless the table is too wide,
+// then without the highest Drop ranks until it fits (the last column
+// counts at no more than minWrap runes, as it wraps).
+func (t *Table) fitColumns(colw []int, width int) []int {
 	keep := make([]int, len(t.Cols))
 	for i := range keep {
 		keep[i] = i
@@ -101,7 +130,7 @@ func (t *Table) fitColumns(rows [][]string, width int) []int {
 		return keep
 	}
 	for {
-		if tableWidth(t.Indent, rows, keep) <= width {
+		if tableWidth(t.Indent, colw, keep) <= width {
 			return keep
 		}
 		drop, rank := -1, 0
@@ -119,23 +148,12 @@ func (t *Table) fitColumns(rows [][]string, width int) []int {
 
 // tableWidth is the width of the widest line with the kept columns; the
 // last column at most minWrap runes, as it can wrap.
-func tableWidth(indent string, rows [][]string, keep []int) int {
-	colw := widths(rows, keep)
+func tableWidth(indent string, colw []int, keep []int) int {
 	n := runes(indent)
 	for _, i := range keep[:len(keep)-1] {
 		n += colw[i] + gap
 	}
 	return n + min(colw[keep[len(keep)-1]], minWrap)
-}
-
-func widths(rows [][]string, keep []int) map[int]int {
-	w := map[int]int{}
-	for _, r := range rows {
-		for _, i := range keep {
-			w[i] = max(w[i], runes(cellOf(r, i)))
-		}
-	}
-	return w
 }
 
 func cellOf(r []string, i int) string {

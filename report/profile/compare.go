@@ -272,11 +272,41 @@ type Result struct {
 	Within      int          `json:"within"`
 	// Parity is the opcode table: which opcodes each side has.
 	Parity *Parity `json:"parity"`
+	// Failed names every row that fails the comparison: the metric key of
+	// each drift and parity.DIR.OPCODE.PRESENCE of each opcode on one side
+	// only that the baseline does not accept. Empty when Passed.
+	Failed []string `json:"failed,omitempty"`
+	// Recording says the result is being written as a baseline
+	// (--write-baseline), which accepts what failed: the text then does
+	// not say the run failed.
+	Recording bool `json:"-"`
 }
 
-// Passed reports whether no difference is outside tolerance (after the
-// baseline) and both sides have the same opcodes.
-func (r *Result) Passed() bool { return r.Drift == 0 && (r.Parity == nil || r.Parity.Missing() == 0) }
+// Passed reports whether no difference is outside tolerance and no opcode
+// is on one side only, after the baseline.
+func (r *Result) Passed() bool { return r.Drift == 0 && (r.Parity == nil || r.Parity.Failed() == 0) }
+
+// parityKey names a one-sided parity row in Failed.
+func parityKey(p *ParityRow) string {
+	return "parity." + p.Dir + "." + p.Hex + "." + string(p.Presence)
+}
+
+// failures fills Failed.
+func (r *Result) failures() {
+	for _, d := range r.Differences {
+		if d.Status == StatusDrift {
+			r.Failed = append(r.Failed, d.Metric)
+		}
+	}
+	if r.Parity == nil {
+		return
+	}
+	for i := range r.Parity.Rows {
+		if p := &r.Parity.Rows[i]; p.Presence != PresentBoth && !p.Accepted {
+			r.Failed = append(r.Failed, parityKey(p))
+		}
+	}
+}
 
 // CompareOptions configure Compare; the zero value uses the default
 // tolerances, no baseline and ignores nothing.
@@ -352,6 +382,8 @@ func Compare(oldName string, old *Doc, newName string, nw *Doc, opt CompareOptio
 		}
 		r.Differences = append(r.Differences, d)
 	}
+	r.Parity.accept(base)
+	r.failures()
 	return r
 }
 
@@ -432,7 +464,45 @@ func (r *Result) WriteTextWidth(w io.Writer, width int) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	return r.Parity.WriteText(w, r.Old, r.New)
+	if err := r.Parity.WriteText(w, r.Old, r.New); err != nil {
+		return err
+	}
+	return r.writeVerdict(w)
+}
+
+// writeVerdict says why the run fails, naming every failing row (nothing
+// when it passes or is being recorded as a baseline).
+func (r *Result) writeVerdict(w io.Writer) error {
+	if r.Passed() || r.Recording {
+		return nil
+	}
+	parity := 0
+	if r.Parity != nil {
+		parity = r.Parity.Failed()
+	}
+	fmt.Fprintf(w, "\nFAILED (exit 1): %d %s outside tolerance and %d %s on one side only, not accepted by the baseline:\n",
+		r.Drift, plural(r.Drift, "metric", "metrics"), parity, plural(parity, "opcode", "opcodes"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, d := range r.Differences {
+		if d.Status == StatusDrift {
+			fmt.Fprintf(tw, "  drift\t%s\t%s -> %s\n", metricLabel(d.Metric), num(d.Old), num(d.New))
+		}
+	}
+	if r.Parity != nil {
+		for _, p := range r.Parity.Rows {
+			if p.Presence != PresentBoth && !p.Accepted {
+				fmt.Fprintf(tw, "  parity\t%s %s %s\t%s (%d -> %d)\n", p.Dir, p.Hex, p.Name, p.presenceText(), p.OldCount, p.NewCount)
+			}
+		}
+	}
+	return tw.Flush()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // widestLine is the longest line of b in runes, trailing spaces left out
@@ -473,10 +543,32 @@ func num(v *float64) string {
 }
 
 // Baseline lists accepted differences: a metric whose new value is still
-// within tolerance of the recorded one is not drift.
+// within tolerance of the recorded one is not drift, and an opcode
+// recorded on one side only is not a parity failure while it stays so.
 type Baseline struct {
 	Version  int             `json:"bcdump_profile_baseline"`
 	Accepted []BaselineEntry `json:"accepted"`
+	// Parity lists the opcodes accepted on one side only.
+	Parity []BaselineParity `json:"parity,omitempty"`
+}
+
+// BaselineParity is one accepted parity row: an opcode in one direction
+// present on one side only.
+type BaselineParity struct {
+	Dir      string   `json:"dir"`
+	Opcode   uint8    `json:"opcode"`
+	Hex      string   `json:"opcode_hex"`
+	Name     string   `json:"opcode_name"`
+	Presence Presence `json:"presence"`
+}
+
+func (b *Baseline) acceptsParity(r *ParityRow) bool {
+	for _, e := range b.Parity {
+		if e.Dir == r.Dir && e.Opcode == r.Opcode && e.Presence == r.Presence {
+			return true
+		}
+	}
+	return false
 }
 
 // BaselineEntry is one accepted difference.
@@ -497,18 +589,29 @@ func (b *Baseline) accepts(key string, nw *float64, t Tolerance) bool {
 		if e.New == nil || nw == nil {
 			return e.New == nil && nw == nil
 		}
-		return t.within(*e.New, *nw)
+		// The baseline holds values rounded as printed: the same rounded
+		// value is accepted whatever the tolerance (a relative tolerance
+		// of a value that rounds to 0 would accept nothing else).
+		return equal(e.New, rounded(nw)) || t.within(*e.New, *nw)
 	}
 	return false
 }
 
 // Baseline returns the differences outside tolerance (drift and accepted)
-// as a baseline that accepts them.
+// and the opcodes on one side only as a baseline that accepts them: the
+// same comparison gated by it passes.
 func (r *Result) Baseline() *Baseline {
 	b := &Baseline{Version: 1, Accepted: []BaselineEntry{}}
 	for _, d := range r.Differences {
 		if d.Status != StatusWithin {
 			b.Accepted = append(b.Accepted, BaselineEntry{Metric: d.Metric, Old: d.Old, New: d.New})
+		}
+	}
+	if r.Parity != nil {
+		for _, p := range r.Parity.Rows {
+			if p.Presence != PresentBoth {
+				b.Parity = append(b.Parity, BaselineParity{Dir: p.Dir, Opcode: p.Opcode, Hex: p.Hex, Name: p.Name, Presence: p.Presence})
+			}
 		}
 	}
 	return b
@@ -526,6 +629,11 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	}
 	if b.Version != 1 {
 		return nil, fmt.Errorf("baseline: not a bcdump profile baseline (want \"bcdump_profile_baseline\": 1)")
+	}
+	for _, p := range b.Parity {
+		if p.Presence != OnlyOld && p.Presence != OnlyNew || p.Dir != "c2s" && p.Dir != "s2c" {
+			return nil, fmt.Errorf("baseline: parity entry %s %s: want dir c2s or s2c and presence %s or %s", quote.Name(p.Dir), quote.Name(string(p.Presence)), OnlyOld, OnlyNew)
+		}
 	}
 	return &b, nil
 }

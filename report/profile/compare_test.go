@@ -171,3 +171,24 @@ func TestDocRoundTrip(t *testing.T) {
 		t.Error("a baseline without its marker was read")
 	}
 }
+
+// A baseline's parity entries must name a direction and a one-sided
+// presence.
+func TestReadBaselineParity(t *testing.T) {
+	for _, tc := range []struct {
+		doc string
+		ok  bool
+	}{
+		{`{"bcdump_profile_baseline":1,"accepted":[],"parity":[{"dir":"c2s","opcode":44,"presence":"only_old"}]}`, true},
+		{`{"bcdump_profile_baseline":1,"accepted":[],"parity":[{"dir":"c2s","opcode":44,"presence":"both"}]}`, false},
+		{`{"bcdump_profile_baseline":1,"accepted":[],"parity":[{"dir":"up","opcode":44,"presence":"only_new"}]}`, false},
+	} {
+		b, err := ReadBaseline(strings.NewReader(tc.doc))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v", tc.doc, err)
+		}
+		if err == nil && !b.acceptsParity(&ParityRow{Dir: "c2s", Opcode: 44, Presence: OnlyOld}) {
+			t.Errorf("%s does not accept c2s 0x2C only_old", tc.doc)
+		}
+	}
+}

@@ -31,6 +31,9 @@ type ParityRow struct {
 	NewCount uint64   `json:"new_count"`
 	OldRate  float64  `json:"old_rate_per_s"`
 	NewRate  float64  `json:"new_rate_per_s"`
+	// Accepted: the opcode is on one side only and the baseline records
+	// it so (same direction, opcode and presence).
+	Accepted bool `json:"accepted,omitempty"`
 }
 
 // Parity is the opcode parity of two profiles: every opcode of either, per
@@ -39,10 +42,46 @@ type Parity struct {
 	Rows    []ParityRow `json:"rows"`
 	OnlyOld int         `json:"only_old"`
 	OnlyNew int         `json:"only_new"`
+	// Accepted is how many of the OnlyOld and OnlyNew rows the baseline
+	// accepts.
+	Accepted int `json:"accepted,omitempty"`
 }
 
 // Missing is the number of opcodes seen on one side only.
 func (p *Parity) Missing() int { return p.OnlyOld + p.OnlyNew }
+
+// Failed is the number of opcodes seen on one side only that the baseline
+// does not accept: each fails the comparison.
+func (p *Parity) Failed() int { return p.Missing() - p.Accepted }
+
+// accept marks the one-sided rows the baseline records.
+func (p *Parity) accept(b *Baseline) {
+	if b == nil {
+		return
+	}
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		if r.Presence != PresentBoth && b.acceptsParity(r) {
+			r.Accepted = true
+			p.Accepted++
+		}
+	}
+}
+
+// presenceText is a row's presence for people.
+func (r *ParityRow) presenceText() string {
+	s := "both"
+	switch r.Presence {
+	case OnlyOld:
+		s = "only in reference"
+	case OnlyNew:
+		s = "only in other"
+	}
+	if r.Accepted {
+		s += " (accepted)"
+	}
+	return s
+}
 
 // ComparePresence builds the parity table of two profiles.
 func ComparePresence(old, nw *Doc) *Parity {
@@ -99,19 +138,18 @@ func (p *Parity) WriteText(w io.Writer, oldName, newName string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "dir\topcode\tname\tpresence\told count\tnew count\told /s\tnew /s\n")
 	for _, r := range p.Rows {
-		presence := "both"
-		switch r.Presence {
-		case OnlyOld:
-			presence = "only in reference"
-		case OnlyNew:
-			presence = "only in other"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Dir, r.Hex, r.Name, presence,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Dir, r.Hex, r.Name, r.presenceText(),
 			r.OldCount, r.NewCount, strconv.FormatFloat(round3(r.OldRate), 'f', -1, 64), strconv.FormatFloat(round3(r.NewRate), 'f', -1, 64))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d opcodes only in the reference (%s), %d only in the other (%s)\n", p.OnlyOld, quote.Name(oldName), p.OnlyNew, quote.Name(newName))
+	if _, err := fmt.Fprintf(w, "%d opcodes only in the reference (%s), %d only in the other (%s)", p.OnlyOld, quote.Name(oldName), p.OnlyNew, quote.Name(newName)); err != nil {
+		return err
+	}
+	if p.Accepted > 0 {
+		fmt.Fprintf(w, "; %d of them accepted by the baseline", p.Accepted)
+	}
+	_, err := fmt.Fprintln(w)
 	return err
 }

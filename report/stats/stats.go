@@ -2,6 +2,7 @@ package stats
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -37,7 +39,9 @@ import (
 type Stats struct {
 	sources []string
 	skipped []skippedDoc
-	flows   []statsFlow
+	// flows holds the records in chunks of flowChunk, so that growing
+	// never copies them nor holds twice their room.
+	flows [][]statsFlow
 
 	first, last time.Time
 	seen        bool
@@ -53,6 +57,33 @@ type Stats struct {
 	anoms map[anomaly.Code]uint64 // datagram anomalies and events
 
 	filter string // the display filter applied before Stats, if any
+
+	// budget bounds the estimated bytes of the flow records kept (0: no
+	// bound); kept is their estimate. Past it, each capture's further
+	// flows are summed into one record for the capture (bound).
+	budget, kept int
+	// summedFlows and summedCaptures count what the budget summed.
+	summedFlows, summedCaptures int
+}
+
+// SetRecordBudget bounds the estimated memory of the flow records kept
+// across all captures: once they reach n bytes, the flows of each further
+// capture are summed into one record per capture, and the output says so.
+// 0 (the default) keeps every record.
+func (s *Stats) SetRecordBudget(n int) { s.budget = n }
+
+// RecordBytes is the estimated memory of the flow records kept.
+func (s *Stats) RecordBytes() int { return s.kept }
+
+// recordBytes estimates the heap a kept flow record takes: the record, its
+// two strings and its anomaly map (a map of up to 8 codes is one group of
+// slots; more grow it).
+func recordBytes(f *transport.FlowStats) int {
+	n := int(unsafe.Sizeof(statsFlow{})) + len(f.PeerIDFrom) + len(f.PlayerName)
+	if f.Anomalies != nil {
+		n += 208 + 16*max(len(f.Anomalies)-8, 0)
+	}
+	return n
 }
 
 // SetFilter records that a display filter chose what Stats sees (stats
@@ -61,6 +92,9 @@ func (s *Stats) SetFilter(expr string) { s.filter = expr }
 
 type statsFlow struct {
 	source string
+	// bound: the record sums flows of its capture past the record budget
+	// (SetRecordBudget), not the tracker's finished flows.
+	bound bool
 	transport.FlowStats
 }
 
@@ -150,12 +184,57 @@ func (s *Stats) AddSkipped(source, reason string, partly bool) {
 	s.skipped = append(s.skipped, skippedDoc{File: source, Reason: reason, Partly: partly})
 }
 
-// AddFlows records the flows of one capture (source names it).
+// AddFlows records the flows of one capture (source names it). Past the
+// record budget the rest of the capture's flows are summed into one record.
 func (s *Stats) AddFlows(source string, flows []transport.FlowStats) {
 	s.sources = append(s.sources, source)
-	for _, f := range flows {
-		s.flows = append(s.flows, statsFlow{source: source, FlowStats: f})
+	var sum *transport.FlowStats
+	for i := range flows {
+		f := &flows[i]
+		n := recordBytes(f)
+		if s.budget <= 0 || s.kept+n <= s.budget {
+			s.addRecord(statsFlow{source: source, FlowStats: *f})
+			s.kept += n
+			continue
+		}
+		if sum == nil {
+			sum = &transport.FlowStats{Other: true, Finished: true, First: f.First, Last: f.Last, Anomalies: map[anomaly.Code]int{}}
+			s.summedCaptures++
+		}
+		sum.Sum(f)
+		if f.Other {
+			s.summedFlows += f.Flows
+		} else {
+			s.summedFlows++
+		}
 	}
+	if sum != nil {
+		s.addRecord(statsFlow{source: source, bound: true, FlowStats: *sum})
+		s.kept += recordBytes(sum)
+	}
+}
+
+// flowChunk is how many flow records one chunk of Stats.flows holds.
+const flowChunk = 1024
+
+func (s *Stats) addRecord(f statsFlow) {
+	if n := len(s.flows); n == 0 || len(s.flows[n-1]) == flowChunk {
+		s.flows = append(s.flows, make([]statsFlow, 0, flowChunk))
+	}
+	last := &s.flows[len(s.flows)-1]
+	*last = append(*last, f)
+}
+
+// eachFlow calls fn with every flow record in order, until it fails.
+func (s *Stats) eachFlow(fn func(f *statsFlow) error) error {
+	for _, c := range s.flows {
+		for i := range c {
+			if err := fn(&c[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // The JSON document of `bcdump stats --format json`. Key names are a
@@ -168,11 +247,26 @@ type statsDoc struct {
 	Skipped []skippedDoc `json:"skipped,omitempty"`
 	// Filter is the display filter (stats -Y): only matching datagrams
 	// and events, and the flows of those datagrams, are counted.
-	Filter    string       `json:"filter,omitempty"`
+	Filter string `json:"filter,omitempty"`
+	// Summed says how many flows were summed per capture because the
+	// records kept reached the memory bound; absent when none were.
+	Summed    *summedDoc   `json:"summed,omitempty"`
 	Totals    totalsDoc    `json:"totals"`
 	Flows     []flowDoc    `json:"flows"`
 	Opcodes   []opcodeDoc  `json:"opcodes"`
 	Anomalies []anomalyDoc `json:"anomalies"`
+}
+
+type summedDoc struct {
+	Flows      int `json:"flows"`       // flows summed into per-capture records
+	Captures   int `json:"captures"`    // captures with such a record
+	BoundBytes int `json:"bound_bytes"` // the bound on the records kept
+}
+
+// text says what was summed, for the table and the brief listing.
+func (sd *summedDoc) text() string {
+	return fmt.Sprintf("%d flows of %d captures are summed, one record per capture: the flow records kept reached their bound (%d MiB, half of --flow-memory)",
+		sd.Flows, sd.Captures, sd.BoundBytes>>20)
 }
 
 type totalsDoc struct {
@@ -192,10 +286,13 @@ type dirCount struct {
 }
 
 type flowDoc struct {
-	Source     string       `json:"source"`
-	Flow       uint32       `json:"flow"`
-	Other      bool         `json:"other,omitempty"` // sum of finished flows beyond the tracker's limit
-	FlowsIn    int          `json:"flows_summed,omitempty"`
+	Source  string `json:"source"`
+	Flow    uint32 `json:"flow"`
+	Other   bool   `json:"other,omitempty"` // sum of finished flows beyond the tracker's limit
+	FlowsIn int    `json:"flows_summed,omitempty"`
+	// SummedFor says why a record sums flows: "flow-memory" when the
+	// records kept reached the bound; absent for the tracker's "other".
+	SummedFor  string       `json:"summed_for,omitempty"`
 	Client     string       `json:"client,omitempty"`
 	Server     string       `json:"server,omitempty"`
 	PeerID     *uint8       `json:"peer_id"`
@@ -275,7 +372,8 @@ func (s *Stats) Counts() (flows int, anomalies uint64) {
 	return t.Flows, t.Anomalies
 }
 
-// doc builds the summary both writers print.
+// doc builds the summary the writers print, but for the flows: they are
+// written one at a time from the records (flowDocOf), never all at once.
 func (s *Stats) doc() *statsDoc {
 	d := &statsDoc{Sources: slices.Clone(s.sources), Skipped: slices.Clone(s.skipped), Filter: s.filter, Flows: []flowDoc{}, Opcodes: []opcodeDoc{}}
 	if d.Sources == nil {
@@ -295,14 +393,16 @@ func (s *Stats) doc() *statsDoc {
 	}
 	d.Anomalies = anomalyList(s.anoms)
 
-	for i := range s.flows {
-		f := &s.flows[i]
+	s.eachFlow(func(f *statsFlow) error {
 		if f.Other {
 			t.Flows += f.Flows
 		} else {
 			t.Flows++
 		}
-		d.Flows = append(d.Flows, flowDocOf(f))
+		return nil
+	})
+	if s.summedFlows > 0 {
+		d.Summed = &summedDoc{Flows: s.summedFlows, Captures: s.summedCaptures, BoundBytes: s.budget}
 	}
 	for op := range 256 {
 		c2s, s2c := s.ops[0][op], s.ops[1][op]
@@ -337,6 +437,9 @@ func flowDocOf(f *statsFlow) flowDoc {
 	}
 	if f.Other {
 		fd.FlowsIn = f.Flows
+		if f.bound {
+			fd.SummedFor = "flow-memory"
+		}
 	} else {
 		fd.Client, fd.Server = f.Client.String(), f.Server.String()
 	}
@@ -367,12 +470,56 @@ func flowDirOf(f *transport.FlowStats, d transport.Dir) flowDirDoc {
 	}
 }
 
-// WriteJSON writes everything as one (indented) JSON document.
+// WriteJSON writes everything as one (indented) JSON document. The flows
+// are encoded one at a time into the document's "flows" array, so the
+// output of any number of flows takes no more memory than one.
 func (s *Stats) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(quote.JSONWriter(w))
+	// quote.JSON escapes what a terminal would act on, piece by piece:
+	// each piece holds whole runes.
+	bw := bufio.NewWriter(w)
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s.doc())
+	if err := enc.Encode(s.doc()); err != nil {
+		return err
+	}
+	// The document with no flows has "flows": [] at the top level; the
+	// flows go between its brackets, indented as the encoder would.
+	const mark = "\n  \"flows\": ["
+	doc := head.Bytes()
+	at := bytes.Index(doc, []byte(mark+"],\n"))
+	if at < 0 {
+		return fmt.Errorf("stats: no flows array in the document")
+	}
+	at += len(mark)
+	bw.Write(quote.JSON(doc[:at]))
+	var one bytes.Buffer
+	fenc := json.NewEncoder(&one)
+	fenc.SetEscapeHTML(false)
+	fenc.SetIndent("    ", "  ")
+	n := 0
+	err := s.eachFlow(func(f *statsFlow) error {
+		one.Reset()
+		if err := fenc.Encode(flowDocOf(f)); err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n    ")
+		bw.Write(quote.JSON(bytes.TrimSuffix(one.Bytes(), []byte{'\n'})))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.Write(quote.JSON(doc[at:]))
+	return bw.Flush()
 }
 
 // WriteTable writes the summary as text tables that fit 100 columns: the
@@ -400,6 +547,9 @@ func (s *Stats) WriteTable(w io.Writer, pal render.Palette) error {
 	if d.Filter != "" {
 		fmt.Fprintf(bw, "Filter:   %s (only matching datagrams and events, and the flows of those datagrams, are counted)\n", d.Filter)
 	}
+	if d.Summed != nil {
+		fmt.Fprintf(bw, "Summed:   %s\n", d.Summed.text())
+	}
 	if t.First != nil {
 		fmt.Fprintf(bw, "Time:     %s .. %s (%s)\n", short(*t.First), short(*t.Last), fmtMs(t.DurationMs))
 	}
@@ -413,10 +563,12 @@ func (s *Stats) WriteTable(w io.Writer, pal render.Palette) error {
 		return err
 	}
 
-	for i := range d.Flows {
-		if err := writeFlowTable(bw, p, &d.Flows[i], tb); err != nil {
-			return err
-		}
+	err := s.eachFlow(func(f *statsFlow) error {
+		fd := flowDocOf(f)
+		return writeFlowTable(bw, p, &fd, tb)
+	})
+	if err != nil {
+		return err
 	}
 
 	fmt.Fprintf(bw, "\nOpcodes (first sends and reassembled messages; retransmitted copies not counted)\n")
@@ -456,9 +608,12 @@ func (s *Stats) WriteTable(w io.Writer, pal render.Palette) error {
 // writeFlowTable writes one flow's header lines and table, with tb (on w)
 // reused for the table.
 func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) error {
-	if f.Other {
+	switch {
+	case f.SummedFor != "":
+		fmt.Fprintf(w, "\nOther flows (%s): %d flows summed: the flow records kept reached the memory bound (--flow-memory)\n", quote.Name(f.Source), f.FlowsIn)
+	case f.Other:
 		fmt.Fprintf(w, "\nOther flows (%s): %d finished flows beyond the tracker's limit, summed\n", quote.Name(f.Source), f.FlowsIn)
-	} else {
+	default:
 		fmt.Fprintf(w, "\nFlow %d (%s)\n", f.Flow, quote.Name(f.Source))
 		fmt.Fprintf(w, "  client  %s\n  server  %s\n", f.Client, f.Server)
 		peer := "unknown"

@@ -29,43 +29,58 @@ func (s *Stats) WriteBriefWidth(w io.Writer, width int) error {
 		cols = append([]fit.Column{{Head: "SOURCE", Drop: 1}}, cols...)
 	}
 	tw := &fit.Table{Cols: cols}
-	for i := range d.Flows {
-		f := &d.Flows[i]
-		var row []string
-		if multi {
-			row = append(row, quote.Name(f.Source))
-		}
-		flow, client, server := strconv.FormatUint(uint64(f.Flow), 10), f.Client, f.Server
-		if f.Other {
-			flow, client, server = "+"+strconv.Itoa(f.FlowsIn), "(finished flows beyond the tracker's limit)", "-"
-		}
-		peer := "-"
-		if f.PeerID != nil {
-			peer = strconv.Itoa(int(*f.PeerID))
-		}
-		player := "-"
-		if f.PlayerName != "" {
-			player = quote.String(f.PlayerName)
-		}
-		p50, p95 := "-", "-"
-		if f.RTT.P50Ms != nil {
-			p50, p95 = fmtMs(*f.RTT.P50Ms), fmtMs(*f.RTT.P95Ms)
-		}
-		var sev [3]uint64 // error, warn, note
-		for _, a := range f.Anomalies {
-			switch a.Severity {
-			case "error":
-				sev[0] += a.Count
-			case "warn":
-				sev[1] += a.Count
-			default:
-				sev[2] += a.Count
-			}
-		}
-		pair := func(a, b any) string { return fmt.Sprintf("%d/%d", a, b) }
-		tw.Row(append(row, flow, client, server, peer, player, fmtMs(f.DurationMs),
-			pair(f.C2S.Datagrams, f.S2C.Datagrams), pair(f.C2S.Bytes, f.S2C.Bytes), p50, p95,
-			pair(f.C2S.Retransmissions, f.S2C.Retransmissions), fmt.Sprintf("%d/%d/%d", sev[0], sev[1], sev[2]))...)
+	err := tw.Stream(w, width, func(emit func(cells ...string)) error {
+		return s.eachFlow(func(sf *statsFlow) error {
+			f := flowDocOf(sf)
+			emit(briefRow(&f, multi)...)
+			return nil
+		})
+	})
+	if err != nil || d.Summed == nil {
+		return err
 	}
-	return tw.Write(w, width)
+	_, err = fmt.Fprintf(w, "Summed: %s\n", d.Summed.text())
+	return err
+}
+
+// briefRow is one flow's cells in the brief listing.
+func briefRow(f *flowDoc, multi bool) []string {
+	var row []string
+	if multi {
+		row = append(row, quote.Name(f.Source))
+	}
+	flow, client, server := strconv.FormatUint(uint64(f.Flow), 10), f.Client, f.Server
+	switch {
+	case f.SummedFor != "":
+		flow, client, server = "+"+strconv.Itoa(f.FlowsIn), "(flows summed at the memory bound)", "-"
+	case f.Other:
+		flow, client, server = "+"+strconv.Itoa(f.FlowsIn), "(finished flows beyond the tracker's limit)", "-"
+	}
+	peer := "-"
+	if f.PeerID != nil {
+		peer = strconv.Itoa(int(*f.PeerID))
+	}
+	player := "-"
+	if f.PlayerName != "" {
+		player = quote.String(f.PlayerName)
+	}
+	p50, p95 := "-", "-"
+	if f.RTT.P50Ms != nil {
+		p50, p95 = fmtMs(*f.RTT.P50Ms), fmtMs(*f.RTT.P95Ms)
+	}
+	var sev [3]uint64 // error, warn, note
+	for _, a := range f.Anomalies {
+		switch a.Severity {
+		case "error":
+			sev[0] += a.Count
+		case "warn":
+			sev[1] += a.Count
+		default:
+			sev[2] += a.Count
+		}
+	}
+	pair := func(a, b any) string { return fmt.Sprintf("%d/%d", a, b) }
+	return append(row, flow, client, server, peer, player, fmtMs(f.DurationMs),
+		pair(f.C2S.Datagrams, f.S2C.Datagrams), pair(f.C2S.Bytes, f.S2C.Bytes), p50, p95,
+		pair(f.C2S.Retransmissions, f.S2C.Retransmissions), fmt.Sprintf("%d/%d/%d", sev[0], sev[1], sev[2]))
 }
