@@ -18,6 +18,8 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/report/quote"
 )
 
 // luaInterpreters are the interpreters the plugin is run under without
@@ -324,5 +326,71 @@ func TestHarnessRefuses(t *testing.T) {
 				t.Errorf("%s: %s: the harness accepted it (%v): %s", lua, c.name, err, out)
 			}
 		}
+	}
+}
+
+// hostileInfoTexts are the strings the Info tests put in every string of
+// dissecttest.Hostile, by name.
+func hostileInfoTexts() map[string]string {
+	return map[string]string{
+		"controls":  hostileText(),
+		"newline":   "host\nforged 1 0.0 10.0.0.1 -> 10.0.0.2 BC 60 peer=1",
+		"crlf":      "a\r\nb\u2028c\u2029d\u0085e",
+		"invalid":   "\xff\xfe\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82",
+		"format":    "soft\u00adhyphen zero\u200bwidth bom\ufeff tag\U000E0041 private\ue000",
+		"printable": "caf\u00e9 \u65e5\u672c \U0001F600 \"q\" \\b\\",
+		"long":      strings.Repeat("\u202e\xff", 150),
+	}
+}
+
+// TestWiresharkPluginHostileInfo runs the plugin on captures whose every
+// string (GameSpy hostname and mapname, player names in the peer info,
+// ship names, chat) is hostile: newlines that would forge a line in
+// tshark's one-line summary, bidi overrides and isolates, C0 and C1
+// controls, bytes that are not UTF-8, format characters and runes above
+// U+FFFF, printable and not. On every frame, GameSpy included, the plugin's
+// Info column must be bcdump's table line (less what needs the flow) and
+// printable as is (quote.Safe): one rule quotes both.
+func TestWiresharkPluginHostileInfo(t *testing.T) {
+	plugin := writePlugin(t)
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := hostileInfoTexts()
+	for _, name := range slices.Sorted(maps.Keys(texts)) {
+		t.Run(name, func(t *testing.T) {
+			capPath := filepath.Join(t.TempDir(), name+".pcap")
+			writeMerged(t, capPath, dissecttest.Hostile(texts[name]))
+			lines := tableBriefs(t, capPath)
+			tsv := writeFramesTSV(t, capPath)
+			ran := 0
+			for _, lua := range luaInterpreters {
+				path, err := exec.LookPath(lua)
+				if err != nil {
+					if os.Getenv("CI") != "" {
+						t.Fatalf("%s is missing; CI installs it", lua)
+					}
+					continue
+				}
+				ran++
+				_, info := luaValues(t, path, harness, plugin, tsv)
+				if len(info) != len(lines) || len(info) == 0 {
+					t.Errorf("%s: %d Info columns, %d table lines", lua, len(info), len(lines))
+				}
+				for _, f := range slices.Sorted(maps.Keys(lines)) {
+					want := infoOfTable(lines[f])
+					if info[f] != want {
+						t.Errorf("%s frame %d: Info column\n got  %q\n want %q", lua, f, info[f], want)
+					}
+					if !quote.Safe(info[f]) {
+						t.Errorf("%s frame %d: Info column %q is not printable as is", lua, f, info[f])
+					}
+				}
+			}
+			if ran == 0 {
+				t.Skip("no Lua interpreter installed")
+			}
+		})
 	}
 }

@@ -5,7 +5,7 @@
 // from the same layouts) and the cipher's tables. Nothing in the plugin is
 // written by hand apart from the template plugin.lua.tmpl.
 //
-// It imports report/query and report/filter, and dissect, dissect/game,
+// It imports report/query, report/filter and report/quote, and dissect, dissect/game,
 // transport, checksum and cipher for their tables.
 package wireshark
 
@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
@@ -26,6 +27,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -71,6 +73,9 @@ type data struct {
 	ReasmMaxOpen  int
 	ReasmMaxBytes int
 	ReasmDone     int // joined messages remembered per flow
+	// NotPrint is the Lua list of the code point ranges from 0x80 up that
+	// report/quote escapes (lo, hi, lo, hi, ...).
+	NotPrint string
 }
 
 type kv struct {
@@ -150,7 +155,26 @@ func build() data {
 	}
 	d.PlayerIDBase, d.PlayerIDStride = game.PlayerIDBase, game.PlayerIDStride
 	d.NotePlainFlag = game.NotePlainFlag
+	d.NotPrint = notPrint()
 	return d
+}
+
+// notPrint renders the ranges of code points from 0x80 up that
+// quote.Printable rejects, as "lo, hi, lo, hi" in hex: the plugin quotes
+// its Info column as bcdump quotes its table by this list.
+func notPrint() string {
+	var parts []string
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if quote.Printable(r) {
+			continue
+		}
+		lo := r
+		for r < unicode.MaxRune && !quote.Printable(r+1) {
+			r++
+		}
+		parts = append(parts, fmt.Sprintf("0x%X,0x%X", lo, r))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // luaNames renders a name table as a Lua table constructor.
