@@ -8,13 +8,14 @@ package game
 // Walk calls v.Step for each step of steps in order; unless it says Skip
 // or Stop, Walk then offers v each of the step's branches in order (Body,
 // each of Cases, Else, Shape: BranchBody, BranchCase, BranchElse,
-// BranchShape), walks those v.Branch accepts, as many times as v.EndBranch
-// asks (a loop's rounds), and calls v.Leave. A visitor that runs the
+// BranchShape), round 0, 1, ... until v.Branch declines (a loop's rounds;
+// a branch walked once is accepted for round 0 only), calls v.EndBranch
+// after each round, and then v.Leave. A visitor that runs the
 // layout on a payload takes one branch and says Stop where the layout ends
 // (done, return, fail); one that reads the layout takes them all.
 //
-// When the walk stops inside a branch, v.EndBranch (its answer ignored)
-// and v.Leave are still called for the steps it stopped inside, innermost
+// When the walk stops inside a branch, v.EndBranch and v.Leave are still
+// called for the steps it stopped inside, innermost
 // first, so containers opened in Branch close; Walk then reports true.
 func Walk(steps []Step, v Visitor) (stopped bool) {
 	for i := range steps {
@@ -27,18 +28,9 @@ func Walk(steps []Step, v Visitor) (stopped bool) {
 		}
 		stopped := false
 		for _, b := range branches(s) {
-			if !v.Branch(s, b) {
-				continue
-			}
-			for {
-				if Walk(b.Steps, v) {
-					v.EndBranch(s, b)
-					stopped = true
-					break
-				}
-				if !v.EndBranch(s, b) {
-					break
-				}
+			for round := 0; !stopped && v.Branch(s, b, round); round++ {
+				stopped = Walk(b.Steps, v)
+				v.EndBranch(s, b)
 			}
 			if stopped {
 				break
@@ -108,20 +100,22 @@ type Visitor interface {
 	// Step is called on each step (i its index in its step list) before
 	// its branches.
 	Step(i int, s *Step) Action
-	// Branch is called before each branch of s; false passes it by.
-	Branch(s *Step, b Branch) bool
-	// EndBranch is called after the branch's steps; true walks them again.
-	EndBranch(s *Step, b Branch) (again bool)
+	// Branch is called before each round of each branch of s (round 0,
+	// 1, ...); false ends the branch (passes it by in round 0).
+	Branch(s *Step, b Branch, round int) bool
+	// EndBranch is called after each round of a branch.
+	EndBranch(s *Step, b Branch)
 	// Leave is called after s's branches.
 	Leave(s *Step)
 }
 
-// Visit is a Visitor of functions: a nil one does what a reader of the
-// whole layout wants (Into, every branch, once, nothing on leaving).
+// Visit is a Visitor of functions for a reader of the whole layout: each
+// branch OnBranch accepts is walked once. A nil function does what such a
+// reader wants most (Into, every branch, nothing after).
 type Visit struct {
 	OnStep      func(i int, s *Step) Action
 	OnBranch    func(s *Step, b Branch) bool
-	OnEndBranch func(s *Step, b Branch) bool
+	OnEndBranch func(s *Step, b Branch)
 	OnLeave     func(s *Step)
 }
 
@@ -132,12 +126,14 @@ func (v Visit) Step(i int, s *Step) Action {
 	return v.OnStep(i, s)
 }
 
-func (v Visit) Branch(s *Step, b Branch) bool {
-	return v.OnBranch == nil || v.OnBranch(s, b)
+func (v Visit) Branch(s *Step, b Branch, round int) bool {
+	return round == 0 && (v.OnBranch == nil || v.OnBranch(s, b))
 }
 
-func (v Visit) EndBranch(s *Step, b Branch) bool {
-	return v.OnEndBranch != nil && v.OnEndBranch(s, b)
+func (v Visit) EndBranch(s *Step, b Branch) {
+	if v.OnEndBranch != nil {
+		v.OnEndBranch(s, b)
+	}
 }
 
 func (v Visit) Leave(s *Step) {

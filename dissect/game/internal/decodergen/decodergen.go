@@ -246,8 +246,8 @@ func (g *gen) Step(_ int, s *game.Step) game.Action {
 }
 
 // Branch writes what opens a branch (game.Visitor).
-func (g *gen) Branch(s *game.Step, b game.Branch) bool {
-	if g.err != nil || b.Kind == game.BranchShape {
+func (g *gen) Branch(s *game.Step, b game.Branch, round int) bool {
+	if g.err != nil || round > 0 || b.Kind == game.BranchShape {
 		return false
 	}
 	switch s.Op {
@@ -274,9 +274,9 @@ func (g *gen) Branch(s *game.Step, b game.Branch) bool {
 }
 
 // EndBranch writes what closes a branch (game.Visitor).
-func (g *gen) EndBranch(s *game.Step, b game.Branch) bool {
+func (g *gen) EndBranch(s *game.Step, b game.Branch) {
 	if g.err != nil {
-		return false
+		return
 	}
 	st := &g.state[len(g.state)-1]
 	switch s.Op {
@@ -284,7 +284,7 @@ func (g *gen) EndBranch(s *game.Step, b game.Branch) bool {
 		g.open--
 		if g.ended {
 			g.fail("%s %q: a layout that ends inside a container", s.Op, s.Name)
-			return false
+			return
 		}
 		g.line("d.end()")
 	case game.OpIf:
@@ -299,12 +299,11 @@ func (g *gen) EndBranch(s *game.Step, b game.Branch) bool {
 		g.open--
 		if g.ended {
 			g.fail("a layout that ends inside a loop")
-			return false
+			return
 		}
 		g.line("d.end()")
 		g.ended = false
 	}
-	return false
 }
 
 // Leave writes what ends a step with branches (game.Visitor).
