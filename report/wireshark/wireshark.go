@@ -434,21 +434,58 @@ func gameFieldType(kinds []string) (ftype, base string) {
 	return "string", ""
 }
 
-// luaSteps renders a layout as a Lua table constructor.
+// luaSteps renders a layout as a Lua table constructor, going through it
+// with game.Walk.
 func luaSteps(steps []game.Step) string {
-	var b strings.Builder
-	b.WriteString("{")
-	for i, s := range steps {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(luaStep(s))
-	}
-	b.WriteString("}")
-	return b.String()
+	lists := [][]string{nil} // the rendered steps of each step list being walked
+	var opens []*luaBranches // of each step with branches being walked
+	add := func(t string) { lists[len(lists)-1] = append(lists[len(lists)-1], t) }
+	game.Walk(steps, game.Visit{
+		OnStep: func(_ int, s *game.Step) game.Action {
+			if s.Body == nil && s.Else == nil && s.Cases == nil {
+				add(luaStep(s, nil))
+				return game.Skip
+			}
+			opens = append(opens, &luaBranches{})
+			return game.Into
+		},
+		OnBranch: func(_ *game.Step, b game.Branch) bool {
+			if b.Kind == game.BranchShape {
+				return false // a Shape is for the field list, never run
+			}
+			lists = append(lists, nil)
+			return true
+		},
+		OnEndBranch: func(_ *game.Step, b game.Branch) {
+			t := "{" + strings.Join(lists[len(lists)-1], ", ") + "}"
+			lists = lists[:len(lists)-1]
+			o := opens[len(opens)-1]
+			switch b.Kind {
+			case game.BranchBody:
+				o.body = t
+			case game.BranchCase:
+				o.cases = append(o.cases, fmt.Sprintf("[0x%X]=%s", b.Value, t))
+			case game.BranchElse:
+				o.orelse = t
+			}
+		},
+		OnLeave: func(s *game.Step) {
+			o := opens[len(opens)-1]
+			opens = opens[:len(opens)-1]
+			add(luaStep(s, o))
+		},
+	})
+	return "{" + strings.Join(lists[0], ", ") + "}"
 }
 
-func luaStep(s game.Step) string {
+// luaBranches are a step's branches rendered.
+type luaBranches struct {
+	body, orelse string
+	cases        []string
+}
+
+// luaStep renders one step, its branches already rendered in br.
+func luaStep(s *game.Step, br *luaBranches) string {
 	parts := []string{"op=" + luaString(string(s.Op))}
 	if s.Name != "" {
 		parts = append(parts, "name="+luaString(s.Name))
@@ -472,20 +509,16 @@ func luaStep(s game.Step) string {
 		parts = append(parts, "peek=true")
 	}
 	if s.Body != nil {
-		parts = append(parts, "body="+luaSteps(s.Body))
+		parts = append(parts, "body="+br.body)
 	}
 	if s.Else != nil {
-		parts = append(parts, "orelse="+luaSteps(s.Else))
+		parts = append(parts, "orelse="+br.orelse)
 	}
 	if s.Names != "" {
 		parts = append(parts, "names="+luaString(s.Names))
 	}
 	if s.Cases != nil {
-		var cs []string
-		for _, c := range s.Cases {
-			cs = append(cs, fmt.Sprintf("[0x%X]=%s", c.Value, luaSteps(c.Body)))
-		}
-		parts = append(parts, "cases={"+strings.Join(cs, ", ")+"}")
+		parts = append(parts, "cases={"+strings.Join(br.cases, ", ")+"}")
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
