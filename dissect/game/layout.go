@@ -3,6 +3,7 @@ package game
 import "github.com/bcdump/bcdump/checksum"
 
 //go:generate go run ./internal/decodergen/cmd/gendecoders -o decoders_gen.go
+//go:generate go run ./internal/constgen/cmd/genconsts -o protocol_gen.go
 
 // A Layout describes, as data, how an opcode's payload is read: a sequence
 // of Steps (primitives with field names, conditions, loops). It is the one
