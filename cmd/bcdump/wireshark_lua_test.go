@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,11 +17,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/capture"
 	"github.com/bcdump/bcdump/dissect/dissecttest"
 	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // luaInterpreters are the interpreters the plugin is run under without
@@ -392,5 +396,68 @@ func TestWiresharkPluginHostileInfo(t *testing.T) {
 				t.Skip("no Lua interpreter installed")
 			}
 		})
+	}
+}
+
+// TestWiresharkPluginFlowIdle: the plugin forgets a flow idle for
+// longer than bcdump's flow idle limit, as bcdump does. A message joined
+// from two fragments is sent again whole 10 s later (both fragments are
+// duplicates: not joined again) and once more after the flow has been
+// idle for 200 s: bcdump has freed the flow and joins it anew, and so must
+// the plugin (without aging it marks the fragments duplicates).
+func TestWiresharkPluginFlowIdle(t *testing.T) {
+	lua, err := exec.LookPath("lua5.4")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("lua5.4 is missing; CI installs it")
+		}
+		t.Skip("lua5.4 not installed")
+	}
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := binary.LittleEndian.AppendUint32([]byte{0x2C}, 2)
+	chat = binary.LittleEndian.AppendUint16(chat, 11)
+	chat = append(chat, "hello there"...)
+	s := dissecttest.New(netip.MustParseAddrPort("10.1.0.2:2800"), netip.MustParseAddrPort("10.1.0.1:22101"), dissecttest.SampleStart)
+	send := func(dt time.Duration) {
+		for i, part := range [][]byte{chat[:8], chat[8:]} {
+			dg := transporttest.AppendHeader(nil, 2, 1)
+			dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: 5, Fragment: true,
+				FragIdx: uint8(i), FragTotal: 2}, part)
+			s.Add(dt, true, dg)
+			dt = 10 * time.Millisecond
+		}
+	}
+	send(0)
+	send(10 * time.Second)
+	send(200 * time.Second)
+	capPath := filepath.Join(t.TempDir(), "idle.pcap")
+	f, err := os.Create(capPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePcap(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := bcdumpValues(t, capPath)
+	joined := 0
+	for _, vs := range want {
+		for _, v := range vs {
+			if v.key == "bc.messages.reassembled.fields.text" {
+				joined++
+			}
+		}
+	}
+	if joined != 2 {
+		t.Fatalf("bcdump joined the message %d times; the test expects 2 (first send, after the idle flow)", joined)
+	}
+	got, _ := luaValues(t, lua, harness, writePlugin(t), writeFramesTSV(t, capPath))
+	if n, a, _ := compareCapture(t, capPath, want, got); a != n || n != 6 {
+		t.Errorf("the plugin agrees with bcdump on %d of %d datagrams", a, n)
 	}
 }
