@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +17,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/capture"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // luaInterpreters are the interpreters the plugin is run under without
@@ -324,5 +330,134 @@ func TestHarnessRefuses(t *testing.T) {
 				t.Errorf("%s: %s: the harness accepted it (%v): %s", lua, c.name, err, out)
 			}
 		}
+	}
+}
+
+// hostileInfoTexts are the strings the Info tests put in every string of
+// dissecttest.Hostile, by name.
+func hostileInfoTexts() map[string]string {
+	return map[string]string{
+		"controls":  hostileText(),
+		"newline":   "host\nforged 1 0.0 10.0.0.1 -> 10.0.0.2 BC 60 peer=1",
+		"crlf":      "a\r\nb\u2028c\u2029d\u0085e",
+		"invalid":   "\xff\xfe\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82",
+		"format":    "soft\u00adhyphen zero\u200bwidth bom\ufeff tag\U000E0041 private\ue000",
+		"printable": "caf\u00e9 \u65e5\u672c \U0001F600 \"q\" \\b\\",
+		"long":      strings.Repeat("\u202e\xff", 150),
+	}
+}
+
+// TestWiresharkPluginHostileInfo runs the plugin on captures whose every
+// string (GameSpy hostname and mapname, player names in the peer info,
+// ship names, chat) is hostile: newlines that would forge a line in
+// tshark's one-line summary, bidi overrides and isolates, C0 and C1
+// controls, bytes that are not UTF-8, format characters and runes above
+// U+FFFF, printable and not. On every frame, GameSpy included, the plugin's
+// Info column must be bcdump's table line (less what needs the flow) and
+// printable as is (quote.Safe): one rule quotes both.
+func TestWiresharkPluginHostileInfo(t *testing.T) {
+	plugin := writePlugin(t)
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := hostileInfoTexts()
+	for _, name := range slices.Sorted(maps.Keys(texts)) {
+		t.Run(name, func(t *testing.T) {
+			capPath := filepath.Join(t.TempDir(), name+".pcap")
+			writeMerged(t, capPath, dissecttest.Hostile(texts[name]))
+			lines := tableBriefs(t, capPath)
+			tsv := writeFramesTSV(t, capPath)
+			ran := 0
+			for _, lua := range luaInterpreters {
+				path, err := exec.LookPath(lua)
+				if err != nil {
+					if os.Getenv("CI") != "" {
+						t.Fatalf("%s is missing; CI installs it", lua)
+					}
+					continue
+				}
+				ran++
+				_, info := luaValues(t, path, harness, plugin, tsv)
+				if len(info) != len(lines) || len(info) == 0 {
+					t.Errorf("%s: %d Info columns, %d table lines", lua, len(info), len(lines))
+				}
+				for _, f := range slices.Sorted(maps.Keys(lines)) {
+					want := infoOfTable(lines[f])
+					if info[f] != want {
+						t.Errorf("%s frame %d: Info column\n got  %q\n want %q", lua, f, info[f], want)
+					}
+					if !quote.Safe(info[f]) {
+						t.Errorf("%s frame %d: Info column %q is not printable as is", lua, f, info[f])
+					}
+				}
+			}
+			if ran == 0 {
+				t.Skip("no Lua interpreter installed")
+			}
+		})
+	}
+}
+
+// TestWiresharkPluginFlowIdle: the plugin forgets a flow idle for
+// longer than bcdump's flow idle limit, as bcdump does. A message joined
+// from two fragments is sent again whole 10 s later (both fragments are
+// duplicates: not joined again) and once more after the flow has been
+// idle for 200 s: bcdump has freed the flow and joins it anew, and so must
+// the plugin (without aging it marks the fragments duplicates).
+func TestWiresharkPluginFlowIdle(t *testing.T) {
+	lua, err := exec.LookPath("lua5.4")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("lua5.4 is missing; CI installs it")
+		}
+		t.Skip("lua5.4 not installed")
+	}
+	harness, err := filepath.Abs("../../testdata/wireshark/harness.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := binary.LittleEndian.AppendUint32([]byte{0x2C}, 2)
+	chat = binary.LittleEndian.AppendUint16(chat, 11)
+	chat = append(chat, "hello there"...)
+	s := dissecttest.New(netip.MustParseAddrPort("10.1.0.2:2800"), netip.MustParseAddrPort("10.1.0.1:22101"), dissecttest.SampleStart)
+	send := func(dt time.Duration) {
+		for i, part := range [][]byte{chat[:8], chat[8:]} {
+			dg := transporttest.AppendHeader(nil, 2, 1)
+			dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: 5, Fragment: true,
+				FragIdx: uint8(i), FragTotal: 2}, part)
+			s.Add(dt, true, dg)
+			dt = 10 * time.Millisecond
+		}
+	}
+	send(0)
+	send(10 * time.Second)
+	send(200 * time.Second)
+	capPath := filepath.Join(t.TempDir(), "idle.pcap")
+	f, err := os.Create(capPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePcap(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := bcdumpValues(t, capPath)
+	joined := 0
+	for _, vs := range want {
+		for _, v := range vs {
+			if v.key == "bc.messages.reassembled.fields.text" {
+				joined++
+			}
+		}
+	}
+	if joined != 2 {
+		t.Fatalf("bcdump joined the message %d times; the test expects 2 (first send, after the idle flow)", joined)
+	}
+	got, _ := luaValues(t, lua, harness, writePlugin(t), writeFramesTSV(t, capPath))
+	if n, a, _ := compareCapture(t, capPath, want, got); a != n || n != 6 {
+		t.Errorf("the plugin agrees with bcdump on %d of %d datagrams", a, n)
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/dissect/dissecttest"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/report/wireshark"
 )
 
@@ -376,6 +378,44 @@ func TestWiresharkConformance(t *testing.T) {
 	t.Logf("Wireshark plugin agrees with bcdump on %d of %d game datagrams (%.2f%%), %d values compared", agree, total, pct, values)
 	if agree != total || total == 0 {
 		t.Errorf("agreement %.2f%% is below 100%%", pct)
+	}
+}
+
+// TestWiresharkHostileInfo runs the plugin in tshark on the captures of
+// TestWiresharkPluginHostileInfo: tshark's one-line summary has one line
+// per frame (no string in a capture forges one), each Info column is
+// printable as is and is bcdump's table line less what needs the flow.
+func TestWiresharkHostileInfo(t *testing.T) {
+	tshark := tsharkOrSkip(t)
+	plugin := writePlugin(t)
+	texts := hostileInfoTexts()
+	for _, name := range slices.Sorted(maps.Keys(texts)) {
+		capPath := filepath.Join(t.TempDir(), name+".pcap")
+		writeMerged(t, capPath, dissecttest.Hostile(texts[name]))
+		lines := tableBriefs(t, capPath)
+		out, err := exec.Command(tshark, "-n", "-X", "lua_script:"+plugin, "-r", capPath,
+			"-T", "fields", "-e", "frame.number", "-e", "_ws.col.Info").Output()
+		if err != nil {
+			t.Fatalf("%s: tshark: %v", name, err)
+		}
+		rows := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if len(rows) != len(lines) {
+			t.Errorf("%s: tshark printed %d lines for %d frames", name, len(rows), len(lines))
+		}
+		for i, row := range rows {
+			num, info, _ := strings.Cut(row, "\t")
+			f, err := strconv.Atoi(num)
+			if err != nil || f != i+1 {
+				t.Errorf("%s: line %d is %q, not frame %d", name, i+1, row, i+1)
+				continue
+			}
+			if want := infoOfTable(lines[f]); info != want {
+				t.Errorf("%s frame %d: Info column\n got  %q\n want %q", name, f, info, want)
+			}
+			if !quote.Safe(info) {
+				t.Errorf("%s frame %d: Info column %q is not printable as is", name, f, info)
+			}
+		}
 	}
 }
 

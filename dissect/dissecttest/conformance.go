@@ -115,21 +115,43 @@ func Branches() []string {
 // staticBranches adds the branches of steps; left is set inside an "if
 // bytes are left", where a rest cannot be empty.
 func staticBranches(key, path string, steps []game.Step, out map[string]bool, left bool) {
-	for i, s := range steps {
-		p := stepPath(path, i, s)
-		for _, arm := range arms(s) {
-			if left && s.Op == game.OpRest && arm == "empty" {
-				continue
-			}
-			out[key+" "+p+" "+arm] = true
-		}
-		inLeft := left || s.Op == game.OpIf && s.Ref == "left" && s.Cmp == "ne" && s.Value == 0
-		staticBranches(key, p, s.Body, out, inLeft)
-		staticBranches(key, p+"/else", s.Else, out, left)
-		for _, c := range s.Cases {
-			staticBranches(key, fmt.Sprintf("%s/0x%X", p, c.Value), c.Body, out, left)
-		}
+	type frame struct {
+		path string
+		left bool
 	}
+	in := []frame{{path, left}} // the branch being walked
+	var open []frame            // each step with branches: its path, and whether bytes are left in its Body
+	game.Walk(steps, game.Visit{
+		OnStep: func(i int, s *game.Step) game.Action {
+			f := in[len(in)-1]
+			p := stepPath(f.path, i, *s)
+			for _, arm := range arms(*s) {
+				if f.left && s.Op == game.OpRest && arm == "empty" {
+					continue
+				}
+				out[key+" "+p+" "+arm] = true
+			}
+			inLeft := f.left || s.Op == game.OpIf && s.Ref == "left" && s.Cmp == "ne" && s.Value == 0
+			open = append(open, frame{p, inLeft})
+			return game.Into
+		},
+		OnBranch: func(s *game.Step, b game.Branch) bool {
+			o := open[len(open)-1]
+			switch b.Kind {
+			case game.BranchBody:
+				in = append(in, o)
+			case game.BranchCase:
+				in = append(in, frame{fmt.Sprintf("%s/0x%X", o.path, b.Value), in[len(in)-1].left})
+			case game.BranchElse:
+				in = append(in, frame{o.path + "/else", in[len(in)-1].left})
+			default:
+				return false // a Shape has no branches to cover
+			}
+			return true
+		},
+		OnEndBranch: func(*game.Step, game.Branch) { in = in[:len(in)-1] },
+		OnLeave:     func(*game.Step) { open = open[:len(open)-1] },
+	})
 }
 
 // stepPath names step i of a step list: its index and what it is.
@@ -421,14 +443,26 @@ func (e *enc) bit(v bool) {
 
 // run writes steps; it reports whether the layout ended (done, return,
 // fail).
-func (e *enc) run(path string, steps []game.Step) bool {
-	for i, s := range steps {
-		p := stepPath(path, i, s)
-		if e.step(p, s) {
-			return true
-		}
+func (e *enc) run(steps []game.Step) bool { return runLayout(e, steps) }
+
+// enter opens the object of a container or of a loop's round.
+func (e *enc) enter(s *game.Step, _ game.Branch) {
+	switch s.Op {
+	case game.OpObject:
+		e.open(s.Name, &jobj{})
+	case game.OpArray:
+		e.open(s.Name, &jarr{})
+	case game.OpRepeat, game.OpPairs:
+		e.open("", &jobj{}) // a round: an unnamed object
 	}
-	return false
+}
+
+// exit closes what enter opened.
+func (e *enc) exit(s *game.Step, _ game.Branch) {
+	switch s.Op {
+	case game.OpObject, game.OpArray, game.OpRepeat, game.OpPairs:
+		e.close()
+	}
 }
 
 func (e *enc) keep(s game.Step, v uint64) {
@@ -437,7 +471,8 @@ func (e *enc) keep(s game.Step, v uint64) {
 	}
 }
 
-func (e *enc) step(p string, s game.Step) bool {
+func (e *enc) step(p string, sp *game.Step) (game.Action, pick) {
+	s := *sp
 	switch s.Op {
 	case game.OpU8, game.OpHex8:
 		v := e.named(s.Names, e.choose(s.Var, 8), 8)
@@ -564,16 +599,8 @@ func (e *enc) step(p string, s game.Step) bool {
 		e.took(p, map[bool]string{true: "empty", false: "non-empty"}[n == 0])
 		e.p = append(e.p, b...)
 		e.put(s.Name, hex.EncodeToString(b))
-	case game.OpObject:
-		e.open(s.Name, &jobj{})
-		end := e.run(p, s.Body)
-		e.close()
-		return end
-	case game.OpArray:
-		e.open(s.Name, &jarr{})
-		end := e.run(p, s.Body)
-		e.close()
-		return end
+	case game.OpObject, game.OpArray:
+		return game.Into, once(game.BranchBody)
 	case game.OpIf:
 		var yes bool
 		if s.Ref == "left" {
@@ -584,10 +611,10 @@ func (e *enc) step(p string, s game.Step) bool {
 		}
 		if yes {
 			e.took(p, "then")
-			return e.run(p, s.Body)
+			return game.Into, once(game.BranchBody)
 		}
 		e.took(p, "else")
-		return e.run(p+"/else", s.Else)
+		return game.Into, once(game.BranchElse)
 	case game.OpSwitch:
 		var v uint64
 		if s.Peek {
@@ -604,7 +631,7 @@ func (e *enc) step(p string, s game.Step) bool {
 		for _, c := range s.Cases {
 			if c.Value == v {
 				e.took(p, fmt.Sprintf("case 0x%X", c.Value))
-				return e.run(fmt.Sprintf("%s/0x%X", p, c.Value), c.Body)
+				return game.Into, pick{kind: game.BranchCase, value: c.Value, rounds: 1}
 			}
 		}
 		e.took(p, "default")
@@ -613,46 +640,32 @@ func (e *enc) step(p string, s game.Step) bool {
 			e.p = binary.LittleEndian.AppendUint32(e.p, *e.forced)
 			e.forced = nil
 		}
-		return e.run(p+"/else", s.Else)
+		return game.Into, once(game.BranchElse)
 	case game.OpRepeat:
 		n := e.vars[s.Ref]
 		e.took(p, map[bool]string{true: "empty", false: "non-empty"}[n == 0])
-		for range n {
-			e.open("", &jobj{})
-			end := e.run(p, s.Body)
-			e.close()
-			if end {
-				return true
-			}
-		}
+		return game.Into, pick{kind: game.BranchBody, rounds: n}
 	case game.OpPairs:
 		n := e.rng.IntN(4)
 		e.took(p, map[bool]string{true: "empty", false: "non-empty"}[n == 0])
-		for range n {
-			e.open("", &jobj{})
-			end := e.run(p, s.Body)
-			e.close()
-			if end {
-				return true
-			}
-		}
+		return game.Into, pick{kind: game.BranchBody, rounds: uint64(n)}
 	case game.OpDone, game.OpReturn:
-		return true
+		return game.Stop, none
 	case game.OpFail:
 		e.failed = true
-		return true
+		return game.Stop, none
 	case game.OpNote:
 		e.label(s.Name)
 	case game.OpChecksumRequest:
 		e.checksumRequest(p)
-		return true
+		return game.Stop, none
 	case game.OpChecksumResponse:
 		e.checksumResponse(p)
-		return true
+		return game.Stop, none
 	default:
 		panic("dissecttest: the conformance generator has no encoder for layout op " + string(s.Op))
 	}
-	return false
+	return game.Skip, none
 }
 
 func b2u(v bool) uint64 {
@@ -764,27 +777,26 @@ func (e *enc) dir(p string, depth, maxDepth int) {
 // candidates collects, per kept variable of a layout, the values its tests
 // compare against (and one either side), its switch cases and its masks.
 func candidates(steps []game.Step, cands, masks map[string][]uint64) {
-	for _, s := range steps {
-		switch s.Op {
-		case game.OpIf:
-			if s.Mask != 0 {
-				masks[s.Ref] = append(masks[s.Ref], s.Mask)
+	game.Walk(steps, game.Visit{
+		OnStep: func(_ int, s *game.Step) game.Action {
+			switch s.Op {
+			case game.OpIf:
+				if s.Mask != 0 {
+					masks[s.Ref] = append(masks[s.Ref], s.Mask)
+				}
+				cands[s.Ref] = append(cands[s.Ref], s.Value, s.Value+1, s.Value^0xFF, 0)
+			case game.OpSwitch:
+				for _, c := range s.Cases {
+					cands[s.Ref] = append(cands[s.Ref], c.Value)
+				}
+				cands[s.Ref] = append(cands[s.Ref], 0xEE)
+			case game.OpRepeat:
+				cands[s.Ref] = append(cands[s.Ref], 0, 1, 3)
 			}
-			cands[s.Ref] = append(cands[s.Ref], s.Value, s.Value+1, s.Value^0xFF, 0)
-		case game.OpSwitch:
-			for _, c := range s.Cases {
-				cands[s.Ref] = append(cands[s.Ref], c.Value)
-			}
-			cands[s.Ref] = append(cands[s.Ref], 0xEE)
-		case game.OpRepeat:
-			cands[s.Ref] = append(cands[s.Ref], 0, 1, 3)
-		}
-		candidates(s.Body, cands, masks)
-		candidates(s.Else, cands, masks)
-		for _, c := range s.Cases {
-			candidates(c.Body, cands, masks)
-		}
-	}
+			return game.Into
+		},
+		OnBranch: func(_ *game.Step, b game.Branch) bool { return b.Kind != game.BranchShape },
+	})
 }
 
 // ---------------------------------------------------------------- session
@@ -837,7 +849,7 @@ func encode(rng *rand.Rand, op uint8, long bool) message {
 	root := &jobj{}
 	e := &enc{rng: rng, key: LayoutKey(op), cands: cands, masks: masks, p: []byte{op},
 		vars: map[string]uint64{"opcode": uint64(op)}, grpAt: -1, stack: []any{root}, long: long}
-	e.run("", l)
+	e.run(l)
 	f, err := json.Marshal(root)
 	if err != nil {
 		panic(err)
@@ -1061,7 +1073,7 @@ func BranchesOf(payload []byte) []string {
 				panic(r)
 			}
 		}()
-		tr.run("", l)
+		runLayout(tr, l)
 	}()
 	return tr.branches
 }
@@ -1098,14 +1110,8 @@ func (t *tracer) u(n int) uint64 {
 	return v
 }
 
-func (t *tracer) run(path string, steps []game.Step) bool {
-	for i, s := range steps {
-		if t.step(stepPath(path, i, s), s) {
-			return true
-		}
-	}
-	return false
-}
+func (t *tracer) enter(*game.Step, game.Branch) {}
+func (t *tracer) exit(*game.Step, game.Branch)  {}
 
 func (t *tracer) keep(s game.Step, v uint64) {
 	if s.Var != "" {
@@ -1124,7 +1130,8 @@ func (t *tracer) str(p string, n int) {
 	}
 }
 
-func (t *tracer) step(p string, s game.Step) bool {
+func (t *tracer) step(p string, sp *game.Step) (game.Action, pick) {
+	s := *sp
 	switch s.Op {
 	case game.OpU8, game.OpHex8:
 		t.keep(s, t.u(1))
@@ -1166,7 +1173,7 @@ func (t *tracer) step(p string, s game.Step) bool {
 		t.took(p, map[bool]string{true: "empty", false: "non-empty"}[t.off == len(t.p)])
 		t.off = len(t.p)
 	case game.OpObject, game.OpArray:
-		return t.run(p, s.Body)
+		return game.Into, once(game.BranchBody)
 	case game.OpIf:
 		v := t.vars[s.Ref]
 		if s.Ref == "left" {
@@ -1174,10 +1181,10 @@ func (t *tracer) step(p string, s game.Step) bool {
 		}
 		if s.Holds(v) {
 			t.took(p, "then")
-			return t.run(p, s.Body)
+			return game.Into, once(game.BranchBody)
 		}
 		t.took(p, "else")
-		return t.run(p+"/else", s.Else)
+		return game.Into, once(game.BranchElse)
 	case game.OpSwitch:
 		v := t.vars[s.Ref]
 		if s.Peek {
@@ -1187,28 +1194,20 @@ func (t *tracer) step(p string, s game.Step) bool {
 		for _, c := range s.Cases {
 			if c.Value == v {
 				t.took(p, fmt.Sprintf("case 0x%X", c.Value))
-				return t.run(fmt.Sprintf("%s/0x%X", p, c.Value), c.Body)
+				return game.Into, pick{kind: game.BranchCase, value: c.Value, rounds: 1}
 			}
 		}
 		t.took(p, "default")
-		return t.run(p+"/else", s.Else)
+		return game.Into, once(game.BranchElse)
 	case game.OpRepeat:
 		n := t.vars[s.Ref]
 		t.took(p, map[bool]string{true: "empty", false: "non-empty"}[n == 0])
-		for range n {
-			if t.run(p, s.Body) {
-				return true
-			}
-		}
+		return game.Into, pick{kind: game.BranchBody, rounds: n}
 	case game.OpPairs:
 		t.took(p, map[bool]string{true: "empty", false: "non-empty"}[t.off == len(t.p)])
-		for len(t.p)-t.off >= s.N && s.N > 0 {
-			if t.run(p, s.Body) {
-				return true
-			}
-		}
+		return game.Into, pick{kind: game.BranchBody, more: func() bool { return len(t.p)-t.off >= s.N && s.N > 0 }}
 	case game.OpDone, game.OpReturn, game.OpFail:
-		return true
+		return game.Stop, none
 	case game.OpChecksumRequest:
 		t.u(1)
 		t.str(p+"/directory", int(t.u(2)))
@@ -1219,7 +1218,7 @@ func (t *tracer) step(p string, s game.Step) bool {
 		case 0, 1:
 			t.took(p, "recursive plain byte")
 		}
-		return true
+		return game.Stop, none
 	case game.OpChecksumResponse:
 		if t.u(1) == 0 {
 			t.took(p, "round 0 (ref_hash)")
@@ -1229,11 +1228,11 @@ func (t *tracer) step(p string, s game.Step) bool {
 		}
 		t.u(4)
 		t.dir(p, 0)
-		return true
+		return game.Stop, none
 	default:
 		panic("dissecttest: the branch tracer has no reader for layout op " + string(s.Op))
 	}
-	return false
+	return game.Skip, none
 }
 
 func (t *tracer) dir(p string, depth int) {

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/bcdump/bcdump/transport/transporttest"
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
@@ -84,4 +85,39 @@ func writeFrom(pw *pcapgo.Writer, frame []byte, t time.Time, client netip.Addr, 
 	binary.BigEndian.PutUint16(ip[10:12], ^uint16(sum))
 	ci := gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(frame), Length: len(frame)}
 	return pw.WritePacket(ci, frame)
+}
+
+// ManyFragmentFlows writes a classic pcap of flows clients within span,
+// each sending one datagram: fragment 0 of a reliable message of three
+// fragments whose other two never come (64 payload bytes, the opening of
+// a PythonEvent). Every flow then holds an incomplete reassembly until it
+// times out or is evicted: the capture for the bounds of reassembly state
+// per flow (bcdump's tracker, the Wireshark plugin's flows table).
+func ManyFragmentFlows(w io.Writer, flows int, span time.Duration) error {
+	payload := make([]byte, 64)
+	payload[0] = 0x06
+	for i := 1; i < len(payload); i++ {
+		payload[i] = byte(i)
+	}
+	dg := transporttest.AppendHeader(nil, 2, 1)
+	dg = transporttest.AppendData(dg, transporttest.DataHeader{Reliable: true, Seq: 1, Fragment: true, FragTotal: 3}, payload)
+	s := New(netip.MustParseAddrPort("10.0.0.1:1024"), netip.MustParseAddrPort("192.168.1.1:22101"), SampleStart)
+	s.Add(0, true, dg)
+	frame, err := s.Frame(&s.Datagrams[0])
+	if err != nil {
+		return err
+	}
+	pw := pcapgo.NewWriter(w)
+	if err := pw.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		return err
+	}
+	step := span / time.Duration(max(flows, 1))
+	for i := range flows {
+		client := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+		port := uint16(1024 + i%60000)
+		if err := writeFrom(pw, frame, SampleStart.Add(time.Duration(i)*step), client, port, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }

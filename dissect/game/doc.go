@@ -29,7 +29,11 @@
 //  4. Add its captured bytes to TestDecodeRealBytes (decode_test.go) and
 //     to the fuzz seeds (capturedExamples).
 //
-// A new Op needs its generated form (gen_test.go), its interpreter
+// Every program that goes through a layout (the decoder generator, the
+// field schema, the Wireshark plugin's tables, the conformance generator
+// and its branch tracer) does it with Walk (walk.go), so a new kind of
+// branch is added there once. A new Op needs its generated form
+// (internal/decodergen), its interpreter
 // (layout_test.go's layoutRun, and the plugin's exec table in
 // report/wireshark/plugin.lua.tmpl), its kind (layoutfields.go) and its
 // row in the field reference (report/internal/fieldgen/opcodes.go).

@@ -2,12 +2,13 @@ package game
 
 import "github.com/bcdump/bcdump/checksum"
 
-//go:generate go test -run ^TestDecodersGenerated$ -update-decoders
+//go:generate go run ./internal/decodergen/cmd/gendecoders -o decoders_gen.go
+//go:generate go run ./internal/constgen/cmd/genconsts -o protocol_gen.go
 
 // A Layout describes, as data, how an opcode's payload is read: a sequence
 // of Steps (primitives with field names, conditions, loops). It is the one
 // source of each opcode's fields: the decoders are generated from it
-// (decoders_gen.go, by gen_test.go), and so are the filter's field schema
+// (decoders_gen.go, by internal/decodergen), and so are the filter's field schema
 // (dissect.Fields), the Wireshark plugin, which interprets it, and the
 // field reference of the docs. TestLayoutsMatchDecoders runs an
 // interpreter of it against the registered decoders on every payload of
@@ -115,6 +116,14 @@ type Case struct {
 // decoder (StateUpdate's fast path falls back on it).
 var decodedByCode = map[uint8]string{
 	0x1C: "StateUpdate: a fast path for well-formed payloads, twice as fast (BenchmarkStateUpdate)",
+}
+
+// DecodedByCode reports whether the registered decoder of opcode c is
+// written by hand, and why; the generator still writes its layout's
+// decoder.
+func DecodedByCode(c uint8) (why string, ok bool) {
+	why, ok = decodedByCode[c]
+	return why, ok
 }
 
 // Layouts returns the layout of every opcode that has a decoder.

@@ -41,20 +41,15 @@ func OpKind(op Op) Kind { return opKinds[op] }
 // (ObjCreate's orientation) has their Kind: the JSON shows it as a list of
 // them, which filters as a field of that kind.
 func WalkFields(steps []Step, fn func(s Step, k Kind)) {
-	for _, s := range steps {
+	Walk(steps, Visit{OnStep: func(_ int, s *Step) Action {
 		if k := OpKind(s.Op); k != 0 && s.Name != "" {
-			if ek := elementKind(s); ek != 0 {
+			if ek := elementKind(*s); ek != 0 {
 				k = ek
 			}
-			fn(s, k)
+			fn(*s, k)
 		}
-		WalkFields(s.Body, fn)
-		WalkFields(s.Else, fn)
-		for _, c := range s.Cases {
-			WalkFields(c.Body, fn)
-		}
-		WalkFields(s.Shape, fn)
-	}
+		return Into
+	}})
 }
 
 // elementKind is the Kind of the unnamed values an array step holds

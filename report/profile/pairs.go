@@ -1,5 +1,7 @@
 package profile
 
+import "github.com/bcdump/bcdump/dissect/game"
+
 // The request/response pairs the protocol defines (protocol-facts 4.1,
 // 4.2, 7.1, 7.2, 9.1, 9.5, 10 and GameSpy 1.1). The latency of a pair is
 // from the first send of the request to the first send of the response,
@@ -103,29 +105,29 @@ func (f *flow) gameMessage(di int, now int64, b []byte) {
 	}
 	if di == 0 {
 		switch op {
-		case 0x21:
+		case game.CodeChecksumResp:
 			f.response(pairChecksum, now, round)
 			f.checksumResp(now)
-		case 0x2A:
+		case game.CodeNewPlayerInGame:
 			f.request(pairNewPlayer, now, 0)
-		case 0x1D, 0x1E:
+		case game.CodeObjNotFound, game.CodeRequestObj:
 			f.request(pairObject, now, 0)
 		}
 		return
 	}
 	switch op {
-	case 0x20:
+	case game.CodeChecksumReq:
 		if f.pend.waiting(pairChecksumNext) {
 			f.response(pairChecksumNext, now, 0)
 			f.dropRequest(pairChecksumComplete)
 		}
 		f.request(pairChecksum, now, round)
-	case 0x28:
+	case game.CodeChecksumComplete:
 		f.response(pairChecksumComplete, now, 0)
 		f.dropRequest(pairChecksumNext)
-	case 0x35:
+	case game.CodeMissionInit:
 		f.response(pairNewPlayer, now, 0)
-	case 0x02, 0x03:
+	case game.CodeObjCreate, game.CodeObjCreateTeam:
 		if f.pend.waiting(pairObject) {
 			f.response(pairObject, now, 0)
 		}

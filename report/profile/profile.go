@@ -12,7 +12,8 @@
 // arrays, percentiles in bounded log histograms (hist.go), and the flows,
 // objects and payloads it remembers are capped.
 //
-// It imports report/stats and report/render, and dissect below them.
+// It imports report/stats and report/render, and dissect below them
+// (dissect/game for the opcodes' constants).
 package profile
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/transport"
 )
 
@@ -318,7 +320,7 @@ func (p *Profiler) payload(f *flow, di int, now int64, b []byte, reliable bool) 
 	}
 	ds := &f.dir[di]
 	op := b[0]
-	if !f.inGame && (op == 0x2A && di == 0 || op == 0x1C) {
+	if !f.inGame && (op == game.CodeNewPlayerInGame && di == 0 || op == game.CodeStateUpdate) {
 		f.inGame, f.inGameFrom = true, now
 	}
 	o := ds.ops[op]
@@ -341,7 +343,7 @@ func (p *Profiler) payload(f *flow, di int, now int64, b []byte, reliable bool) 
 			ds.dupIv.add(uint64(iv / 1000))
 		}
 	}
-	if op == 0x1C {
+	if op == game.CodeStateUpdate {
 		ds.su.update(now, b)
 	}
 	f.gameMessage(di, now, b)

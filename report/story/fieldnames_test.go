@@ -5,16 +5,14 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/bcdump/bcdump/report/query"
 )
 
-// TestFieldNames: every decoded field the story looks up by name
-// (intField(fs, "kills"), fs.Get("name"), ...) is a field the decoders
-// append, by the field schema; a renamed field fails here, not by a
+// TestFieldNames: the story looks up every decoded field (intField(fs,
+// game.FieldKills), fs.Get(game.FieldName), ...) by one of package game's
+// generated constants (protocol_gen.go, from the field schema), never by a
+// string of its own: a renamed field then fails to compile, not by a
 // story that silently loses it.
 func TestFieldNames(t *testing.T) {
 	lookups := map[string]int{"intField": 1, "uintField": 1, "strField": 1, "noteField": 1, "mustInt": 1, "limit": 1, "Get": 0}
@@ -45,15 +43,21 @@ func TestFieldNames(t *testing.T) {
 			if !ok || len(call.Args) <= arg {
 				return true
 			}
-			lit, ok := call.Args[arg].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
+			switch a := call.Args[arg].(type) {
+			case *ast.SelectorExpr:
+				if pkg, ok := a.X.(*ast.Ident); ok && pkg.Name == "game" && strings.HasPrefix(a.Sel.Name, "Field") {
+					n++
+					return true
+				}
+			case *ast.Ident:
+				if a.Name == "name" {
+					return true // an accessor passing its parameter on
+				}
+			case *ast.BasicLit:
+				t.Errorf("%s: looks up field %s by a string; use its game.Field constant", fset.Position(a.Pos()), a.Value)
 				return true
 			}
-			field, _ := strconv.Unquote(lit.Value)
-			n++
-			if _, ok := query.FieldSchema().Field("messages.fields." + field); !ok {
-				t.Errorf("%s: looks up field %q, which no decoder appends", fset.Position(lit.Pos()), field)
-			}
+			t.Errorf("%s: %s looks up a field by something other than a game.Field constant", fset.Position(call.Pos()), fn)
 			return true
 		})
 	}

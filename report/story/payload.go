@@ -16,17 +16,17 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 		if !fromHost {
 			return
 		}
-		if slot, ok := intField(fs, "player_slot"); ok {
+		if slot, ok := intField(fs, game.FieldPlayerSlot); ok {
 			s.setSlot(p, int(slot))
 		}
 		st := &s.settings
-		if m := strField(fs, "map"); m != "" {
+		if m := strField(fs, game.FieldMap); m != "" {
 			st.gameMap = m
 		}
-		if v, ok := uintField(fs, "collision_damage"); ok {
+		if v, ok := uintField(fs, game.FieldCollisionDamage); ok {
 			st.collision = v != 0
 		}
-		if v, ok := uintField(fs, "friendly_fire"); ok {
+		if v, ok := uintField(fs, game.FieldFriendlyFire); ok {
 			st.ff = v != 0
 		}
 		st.hasSettings = true
@@ -40,8 +40,8 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 		if !fromHost {
 			return
 		}
-		reason := noteField(fs, "reason")
-		if code, ok := intField(fs, "reason"); ok && p.bootReason < 0 {
+		reason := noteField(fs, game.FieldReason)
+		if code, ok := intField(fs, game.FieldReason); ok && p.bootReason < 0 {
 			p.bootReason, p.bootFrame = int(code), frame
 		}
 		how := "BootPlayer"
@@ -53,24 +53,24 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 			p.leave(t, frame, leftBooted, reason)
 			s.add(entry{t: t, frame: frame, kind: evLeave, p: p, detail: "booted by the host: " + orUnknown(reason)})
 		}
-	case 0x06, 0x17:
+	case opPythonEvent, opDeletePlayerUI:
 		s.event(d, p, b, fs)
 	case opDestroyObj:
-		id, ok := uintField(fs, "object")
+		id, ok := uintField(fs, game.FieldObject)
 		if o := s.objects[uint32(id)]; ok && o != nil {
 			delete(s.objects, o.id)
 			s.add(entry{t: t, frame: frame, kind: evShipDestroyed, p: o.owner, detail: shipDetail(o)})
 		}
 	case opDeletePlayerAnim:
 		if q := s.removed; q != nil && q.name == "" {
-			q.name = strField(fs, "name")
+			q.name = strField(fs, game.FieldName)
 		}
 	case opChecksumReq:
-		if r, ok := intField(fs, "round"); ok && fromHost {
-			p.hs.ask(int(r), frame, strField(fs, "directory"))
+		if r, ok := intField(fs, game.FieldRound); ok && fromHost {
+			p.hs.ask(int(r), frame, strField(fs, game.FieldDirectory))
 		}
 	case opChecksumResp:
-		if r, ok := intField(fs, "round"); ok && !fromHost {
+		if r, ok := intField(fs, game.FieldRound); ok && !fromHost {
 			p.hs.answer(int(r), frame)
 			if reassembled && len(p.fragAnswers) < maxFragAnswers {
 				p.fragAnswers = append(p.fragAnswers, fragAnswer{first: p.frag0, round: int(r)})
@@ -93,7 +93,7 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 		if s.copied(d, b) {
 			return
 		}
-		sender, _ := intField(fs, "sender")
+		sender, _ := intField(fs, game.FieldSender)
 		from := s.peer(sender)
 		if from == nil && !fromHost {
 			from = p
@@ -102,7 +102,7 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 		if b[0] == opTeamChat {
 			kind = evTeamChat
 		}
-		s.add(entry{t: t, frame: frame, kind: kind, p: from, who: sender, detail: strField(fs, "text")})
+		s.add(entry{t: t, frame: frame, kind: kind, p: from, who: sender, detail: strField(fs, game.FieldText)})
 	case opMissionInit:
 		if fromHost {
 			s.missionInit(d, fs)
@@ -110,22 +110,22 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 	case opScoreChange:
 		s.scoreChange(d, fs, b)
 	case opScore, opScoreInit:
-		id, _ := intField(fs, "player")
+		id, _ := intField(fs, game.FieldPlayer)
 		q := s.peer(id)
 		if q == nil {
 			return
 		}
-		q.kills, _ = intField(fs, "kills")
-		q.deaths, _ = intField(fs, "deaths")
-		q.score, _ = intField(fs, "score")
+		q.kills, _ = intField(fs, game.FieldKills)
+		q.deaths, _ = intField(fs, game.FieldDeaths)
+		q.score, _ = intField(fs, game.FieldScore)
 		q.hasScore = true
-		if team, ok := intField(fs, "team"); ok && team != 0xFF {
+		if team, ok := intField(fs, game.FieldTeam); ok && team != 0xFF {
 			q.team = int(team)
 		}
 	case opEndGame:
 		if fromHost && !s.copied(d, b) {
 			s.mission = false
-			s.add(entry{t: t, frame: frame, kind: evEndGame, detail: orUnknown(noteField(fs, "reason"))})
+			s.add(entry{t: t, frame: frame, kind: evEndGame, detail: orUnknown(noteField(fs, game.FieldReason))})
 		}
 	case opRestartGame:
 		if fromHost && !s.copied(d, b) {
@@ -133,9 +133,9 @@ func (s *server) payload(d *dissect.Datagram, p *player, pl *dissect.Payload, re
 			s.add(entry{t: t, frame: frame, kind: evRestart})
 		}
 	case opTeamMessage:
-		id, _ := intField(fs, "player")
+		id, _ := intField(fs, game.FieldPlayer)
 		if q := s.peer(id); q != nil {
-			if team, ok := intField(fs, "team"); ok && team != 0xFF {
+			if team, ok := intField(fs, game.FieldTeam); ok && team != 0xFF {
 				q.team = int(team)
 			}
 		}
@@ -156,7 +156,7 @@ func (s *server) objCreate(d *dissect.Datagram, p *player, fs *game.Fields) {
 	if d.Dir == dissect.S2C {
 		owner = nil // the host relays other players' ships on this flow
 	}
-	if slot, ok := intField(fs, "owner_slot"); ok {
+	if slot, ok := intField(fs, game.FieldOwnerSlot); ok {
 		if q := s.slotPlayer(int(slot)); q != nil {
 			owner = q
 		} else if owner != nil && owner.slot < 0 {
@@ -166,24 +166,24 @@ func (s *server) objCreate(d *dissect.Datagram, p *player, fs *game.Fields) {
 	if owner == nil {
 		return
 	}
-	if team, ok := intField(fs, "team"); ok && team != 0xFF {
+	if team, ok := intField(fs, game.FieldTeam); ok && team != 0xFF {
 		owner.team = int(team)
 	}
-	if name := strField(fs, "player_name"); name != "" && owner.name == "" {
+	if name := strField(fs, game.FieldPlayerName); name != "" && owner.name == "" {
 		owner.name = name
 	}
-	id, ok := uintField(fs, "object")
-	if !ok || noteField(fs, "class_id") != "ship" {
+	id, ok := uintField(fs, game.FieldObject)
+	if !ok || noteField(fs, game.FieldClassId) != "ship" {
 		return // a torpedo, or OpenBC's class-less form: no ship to tell
 	}
 	if s.objects[uint32(id)] != nil || len(s.objects) >= MaxObjects {
 		return
 	}
-	o := &object{id: uint32(id), owner: owner, species: noteField(fs, "species")}
+	o := &object{id: uint32(id), owner: owner, species: noteField(fs, game.FieldSpecies)}
 	s.objects[o.id] = o
 	owner.ship = o.species
 	if o.species == "" { // a species number the spec does not name
-		owner.ship = "species " + itoa(mustInt(fs, "species"))
+		owner.ship = "species " + itoa(mustInt(fs, game.FieldSpecies))
 	}
 	s.add(entry{t: d.Time, frame: d.Frame, kind: evShipCreated, p: owner, detail: shipDetail(o)})
 }
@@ -204,29 +204,29 @@ func shipDetail(o *object) string {
 // event follows the serialized events the story tells: an object
 // exploding (with its killer) and the host's player-list events.
 func (s *server) event(d *dissect.Datagram, p *player, b []byte, fs *game.Fields) {
-	fac, _ := uintField(fs, "factory")
+	fac, _ := uintField(fs, game.FieldFactory)
 	switch fac {
 	case factoryExploding:
 		if s.copied(d, b) {
 			return
 		}
-		src, _ := uintField(fs, "source")
-		killer, _ := intField(fs, "killer")
+		src, _ := uintField(fs, game.FieldSource)
+		killer, _ := intField(fs, game.FieldKiller)
 		owner := s.objectOwner(uint32(src))
 		s.add(entry{t: d.Time, frame: d.Frame, kind: evExplode, p: owner, q: s.peer(killer),
 			detail: hex32(uint32(src))})
 	case factoryPlayerList:
-		code, _ := uintField(fs, "event_code")
+		code, _ := uintField(fs, game.FieldEventCode)
 		// The value is the peer id in every capture so far (the spec
 		// calls it disputed: team per another source).
-		v, _ := intField(fs, "value")
+		v, _ := intField(fs, game.FieldValue)
 		q := s.peer(v)
 		if q == nil {
 			return
 		}
 		switch code {
 		case eventNewPlayer:
-			if dest, ok := uintField(fs, "dest"); ok && q.slot < 0 {
+			if dest, ok := uintField(fs, game.FieldDest); ok && q.slot < 0 {
 				s.setSlot(q, slotOfObject(uint32(dest)))
 			}
 		case eventPlayerRemove:
@@ -253,11 +253,11 @@ func (s *server) objectOwner(id uint32) *player {
 func (s *server) missionInit(d *dissect.Datagram, fs *game.Fields) {
 	st := &s.settings
 	st.hasMission = true
-	v, _ := intField(fs, "player_limit")
+	v, _ := intField(fs, game.FieldPlayerLimit)
 	st.playerLimit = int(v)
-	v, _ = intField(fs, "system")
+	v, _ = intField(fs, game.FieldSystem)
 	st.system = int(v)
-	st.timeLimit, st.fragLimit = limit(fs, "time_limit"), limit(fs, "frag_limit")
+	st.timeLimit, st.fragLimit = limit(fs, game.FieldTimeLimit), limit(fs, game.FieldFragLimit)
 	if s.mission {
 		return // the same mission, told to a joining player
 	}
@@ -277,18 +277,18 @@ func limit(fs *game.Fields, name string) int {
 // scoreChange updates the totals a ScoreChange carries and tells the kill
 // or death once (the host sends it to every client).
 func (s *server) scoreChange(d *dissect.Datagram, fs *game.Fields, b []byte) {
-	killerID, _ := intField(fs, "killer")
-	victimID, _ := intField(fs, "victim")
+	killerID, _ := intField(fs, game.FieldKiller)
+	victimID, _ := intField(fs, game.FieldVictim)
 	killer, victim := s.peer(killerID), s.peer(victimID)
 	if killer != nil {
-		if v, ok := intField(fs, "killer_kills"); ok {
+		if v, ok := intField(fs, game.FieldKillerKills); ok {
 			killer.kills, killer.hasScore = v, true
 		}
-		if v, ok := intField(fs, "killer_score"); ok {
+		if v, ok := intField(fs, game.FieldKillerScore); ok {
 			killer.score, killer.hasScore = v, true
 		}
 	}
-	if v, ok := intField(fs, "victim_deaths"); ok && victim != nil {
+	if v, ok := intField(fs, game.FieldVictimDeaths); ok && victim != nil {
 		victim.deaths, victim.hasScore = v, true
 	}
 	// scores: an array of {player, score} objects.
@@ -296,9 +296,9 @@ func (s *server) scoreChange(d *dissect.Datagram, fs *game.Fields, b []byte) {
 	for i := range fs.List {
 		f := &fs.List[i]
 		switch f.Name {
-		case "player":
+		case game.FieldPlayer:
 			who = s.peer(f.I)
-		case "score":
+		case game.FieldScore:
 			if who != nil {
 				who.score, who.hasScore = f.I, true
 			}

@@ -404,7 +404,7 @@ func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, 
 		if d.Dir == dissect.C2S {
 			return // the request: see player
 		}
-		id, ok := uintField(fs, "assigned_peer_id")
+		id, ok := uintField(fs, game.FieldAssignedPeerId)
 		if !ok || id < 2 || id > 255 {
 			return
 		}
@@ -417,7 +417,7 @@ func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, 
 		// A PeerInfo on a flow is the client's own record: sent by the
 		// client, or echoed and kept alive by the host. The client's
 		// spelling wins.
-		if f, ok := fs.Get("name"); ok && len(f.B) > 0 && (d.Dir == dissect.C2S || !p.nameFromClient) {
+		if f, ok := fs.Get(game.FieldName); ok && len(f.B) > 0 && (d.Dir == dissect.C2S || !p.nameFromClient) {
 			if string(f.B) != p.name {
 				p.name = string(f.B)
 			}
@@ -443,7 +443,7 @@ func (s *server) control(d *dissect.Datagram, p *player, tm *transport.Message, 
 var storyOpcode = func() (t [256]bool) {
 	for _, op := range []byte{
 		opSettings, opGameInit, opObjCreate, opObjCreateTeam, opBootPlayer,
-		0x06, 0x17, // events: object exploding, player list
+		opPythonEvent, opDeletePlayerUI, // events: object exploding, player list
 		opDestroyObj, opDeletePlayerAnim,
 		opChecksumReq, opChecksumResp, opChecksumFailA, opChecksumFailB, opChecksumComplete,
 		opNewPlayerInGame, opChat, opTeamChat, opMissionInit, opScoreChange, opScore,
@@ -454,35 +454,39 @@ var storyOpcode = func() (t [256]bool) {
 	return t
 }()
 
+// The opcodes, event factories and event codes the story reads: package
+// game's generated constants (protocol_gen.go).
 const (
-	opSettings         = 0x00
-	opGameInit         = 0x01
-	opObjCreate        = 0x02
-	opObjCreateTeam    = 0x03
-	opBootPlayer       = 0x04
-	opDestroyObj       = 0x14
-	opDeletePlayerAnim = 0x18
-	opStateUpdate      = 0x1C
-	opChecksumReq      = 0x20
-	opChecksumResp     = 0x21
-	opChecksumFailA    = 0x22
-	opChecksumFailB    = 0x23
-	opChecksumComplete = 0x28
-	opNewPlayerInGame  = 0x2A
-	opChat             = 0x2C
-	opTeamChat         = 0x2D
-	opMissionInit      = 0x35
-	opScoreChange      = 0x36
-	opScore            = 0x37
-	opEndGame          = 0x38
-	opRestartGame      = 0x39
-	opScoreInit        = 0x3F
-	opTeamMessage      = 0x41
+	opSettings         = game.CodeSettings
+	opGameInit         = game.CodeGameInit
+	opObjCreate        = game.CodeObjCreate
+	opObjCreateTeam    = game.CodeObjCreateTeam
+	opBootPlayer       = game.CodeBootPlayer
+	opPythonEvent      = game.CodePythonEvent
+	opDeletePlayerUI   = game.CodeDeletePlayerUI
+	opDestroyObj       = game.CodeDestroyObj
+	opDeletePlayerAnim = game.CodeDeletePlayerAnim
+	opStateUpdate      = game.CodeStateUpdate
+	opChecksumReq      = game.CodeChecksumReq
+	opChecksumResp     = game.CodeChecksumResp
+	opChecksumFailA    = game.CodeChecksumFailA
+	opChecksumFailB    = game.CodeChecksumFailB
+	opChecksumComplete = game.CodeChecksumComplete
+	opNewPlayerInGame  = game.CodeNewPlayerInGame
+	opChat             = game.CodeChat
+	opTeamChat         = game.CodeTeamChat
+	opMissionInit      = game.CodeMissionInit
+	opScoreChange      = game.CodeScoreChange
+	opScore            = game.CodeScore
+	opEndGame          = game.CodeEndGame
+	opRestartGame      = game.CodeRestartGame
+	opScoreInit        = game.CodeScoreInit
+	opTeamMessage      = game.CodeTeamMessage
 
-	factoryExploding  = 0x8129
-	factoryPlayerList = 0x0866
-	eventNewPlayer    = 0x008000F1
-	eventPlayerRemove = 0x00060005
+	factoryExploding  = game.FactoryObjectExploding
+	factoryPlayerList = game.FactoryPlayerList
+	eventNewPlayer    = game.EventNewPlayer
+	eventPlayerRemove = game.EventPlayerRemoved
 )
 
 // Field access: the decoders' keys are a contract (bcdump help json).

@@ -5,7 +5,7 @@
 // from the same layouts) and the cipher's tables. Nothing in the plugin is
 // written by hand apart from the template plugin.lua.tmpl.
 //
-// It imports report/query and report/filter, and dissect, dissect/game,
+// It imports report/query, report/filter and report/quote, and dissect, dissect/game,
 // transport, checksum and cipher for their tables.
 package wireshark
 
@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/cipher"
@@ -26,6 +27,7 @@ import (
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -35,6 +37,38 @@ var pluginTemplate string
 
 // Port is the game port the plugin registers on (a protocol preference).
 const Port = 22101
+
+// The plugin's bounds on its flows, the counterpart in Lua of bcdump's
+// tracker bounds (transport.Config): a flow idle for
+// transport.DefaultFlowIdle of capture time is forgotten, and beyond
+// MaxFlows flows or MaxFlowState bytes of estimated state the least
+// recently active one is; each flow keeps bcdump's reassembly bounds
+// (transport.DefaultMaxOpenReassemblies, DefaultMaxReassemblyBytes,
+// DefaultReassemblyTimeout, DefaultMaxTrackedMessages joined messages
+// remembered).
+//
+// The estimate is of tshark's resident memory, not of the Lua heap alone:
+// flowCost a flow (its tables and key), partCost a fragment held (with its
+// share of the incomplete message's tables), doneCost a joined message
+// remembered for duplicates, and twice the fragments' bytes. Lua's
+// collector lets its heap grow to about twice its live data and the C
+// allocator keeps what it freed, so a flow of one 64-byte fragment costs
+// tshark 4.0 (Lua 5.2) about 7,600 bytes of RSS (measured: 12,035 such
+// flows held against 100, on 20,000 flows of dissecttest.ManyFragmentFlows),
+// where collectgarbage("count") says 1,580 (931 for the flow, 646 for the
+// message and fragment; 40 for a remembered message, plus its key): the
+// costs are those counts scaled by 4.8. The bounds are far above what a game server's
+// capture holds at once (a few dozen clients) and keep tshark with the
+// plugin within 150 MB of tshark without it on a capture of 200,000 flows
+// that each leave a message incomplete (cmd/bcdump
+// TestWiresharkPluginMemory).
+const (
+	MaxFlows     = 16384
+	MaxFlowState = 64 << 20
+	flowCost     = 4600
+	partCost     = 2800
+	doneCost     = 336
+)
 
 // Field is one registered Wireshark field.
 type Field struct {
@@ -71,6 +105,14 @@ type data struct {
 	ReasmMaxOpen  int
 	ReasmMaxBytes int
 	ReasmDone     int // joined messages remembered per flow
+	// The bounds of the plugin's flows: idle age (seconds, bcdump's), count
+	// and estimated state, with the estimate's costs (see the constants).
+	FlowIdle                     float64
+	MaxFlows, MaxState           int
+	FlowCost, PartCost, DoneCost int
+	// NotPrint is the Lua list of the code point ranges from 0x80 up that
+	// report/quote escapes (lo, hi, lo, hi, ...).
+	NotPrint string
 }
 
 type kv struct {
@@ -138,6 +180,9 @@ func build() data {
 	d.ReasmTimeout = transport.DefaultReassemblyTimeout.Seconds()
 	d.ReasmMaxOpen, d.ReasmMaxBytes = transport.DefaultMaxOpenReassemblies, transport.DefaultMaxReassemblyBytes
 	d.ReasmDone = transport.DefaultMaxTrackedMessages
+	d.FlowIdle = transport.DefaultFlowIdle.Seconds()
+	d.MaxFlows, d.MaxState = MaxFlows, MaxFlowState
+	d.FlowCost, d.PartCost, d.DoneCost = flowCost, partCost, doneCost
 	cols, mults := cipher.Tables()
 	for i := range cols {
 		d.Cols = append(d.Cols, cols[i][:])
@@ -150,7 +195,26 @@ func build() data {
 	}
 	d.PlayerIDBase, d.PlayerIDStride = game.PlayerIDBase, game.PlayerIDStride
 	d.NotePlainFlag = game.NotePlainFlag
+	d.NotPrint = notPrint()
 	return d
+}
+
+// notPrint renders the ranges of code points from 0x80 up that
+// quote.Printable rejects, as "lo, hi, lo, hi" in hex: the plugin quotes
+// its Info column as bcdump quotes its table by this list.
+func notPrint() string {
+	var parts []string
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if quote.Printable(r) {
+			continue
+		}
+		lo := r
+		for r < unicode.MaxRune && !quote.Printable(r+1) {
+			r++
+		}
+		parts = append(parts, fmt.Sprintf("0x%X,0x%X", lo, r))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // luaNames renders a name table as a Lua table constructor.
@@ -188,27 +252,22 @@ func named(fs []Field) []Field {
 func labelled() map[string]bool {
 	// The checksum response's name hashes are labelled with their names.
 	out := map[string]bool{"recursive": true, "ref_hash": true, "dir_hash": true, "name_hash": true}
-	// walk follows the steps in order; last is the field read last ("" after
-	// a container opens: a note there labels the container, not a field).
-	var walk func(steps []game.Step, last string) string
-	walk = func(steps []game.Step, last string) string {
-		for _, s := range steps {
+	// The walk follows the steps in order; last is the field read last (""
+	// after a container opens: a note there labels the container, not a
+	// field). Each branch starts from the field read before its step, and
+	// the step after a container or a branching step from none read.
+	last := ""
+	var before []string // last when each step with branches was entered
+	v := game.Visit{
+		OnStep: func(_ int, s *game.Step) game.Action {
 			switch s.Op {
 			case game.OpNote:
 				if last != "" {
 					out[last] = true
 				}
-			case game.OpObject, game.OpArray:
-				walk(s.Body, "")
-				last = ""
-				continue
-			case game.OpIf, game.OpSwitch, game.OpRepeat, game.OpPairs:
-				walk(s.Body, last)
-				walk(s.Else, last)
-				for _, c := range s.Cases {
-					walk(c.Body, last)
-				}
-				continue
+			case game.OpObject, game.OpArray, game.OpIf, game.OpSwitch, game.OpRepeat, game.OpPairs:
+				before = append(before, last)
+				return game.Into
 			}
 			if s.Name != "" && (s.Names != "" || s.Op == game.OpObjID) {
 				out[s.Name] = true
@@ -216,11 +275,29 @@ func labelled() map[string]bool {
 			if s.Name != "" {
 				last = s.Name
 			}
-		}
-		return last
+			return game.Skip
+		},
+		OnBranch: func(s *game.Step, b game.Branch) bool {
+			if b.Kind == game.BranchShape {
+				return false
+			}
+			last = before[len(before)-1]
+			if s.Op == game.OpObject || s.Op == game.OpArray {
+				last = ""
+			}
+			return true
+		},
+		OnLeave: func(s *game.Step) {
+			last = before[len(before)-1]
+			before = before[:len(before)-1]
+			if s.Op == game.OpObject || s.Op == game.OpArray {
+				last = ""
+			}
+		},
 	}
 	for _, l := range game.Layouts() {
-		walk(l, "")
+		last, before = "", before[:0]
+		game.Walk(l, v)
 	}
 	return out
 }
@@ -297,30 +374,32 @@ func fields() ([]Field, []string) {
 // such an element under its array's name, as bcdump's filter finds it.
 func elementKinds() map[string][]string {
 	out := map[string][]string{}
-	var walk func(steps []game.Step, array string)
-	walk = func(steps []game.Step, array string) {
-		for _, s := range steps {
+	// in is the array whose unnamed values the steps being walked are, by
+	// depth: "" inside an object, a loop's round or a layout's top.
+	in := []string{""}
+	v := game.Visit{
+		OnStep: func(_ int, s *game.Step) game.Action {
+			array := in[len(in)-1]
 			if k := game.OpKind(s.Op); k != 0 && s.Name == "" && array != "" && k != game.KindObject {
 				if !slices.Contains(out[array], k.String()) {
 					out[array] = append(out[array], k.String())
 				}
 			}
-			in := array
 			switch s.Op {
 			case game.OpArray:
-				in = s.Name
+				in = append(in, s.Name)
 			case game.OpObject, game.OpRepeat, game.OpPairs:
-				in = "" // elements that are objects: their fields have names
+				in = append(in, "") // elements that are objects: their fields have names
+			default:
+				in = append(in, array)
 			}
-			walk(s.Body, in)
-			walk(s.Else, in)
-			for _, c := range s.Cases {
-				walk(c.Body, in)
-			}
-		}
+			return game.Into
+		},
+		OnBranch: func(_ *game.Step, b game.Branch) bool { return b.Kind != game.BranchShape },
+		OnLeave:  func(*game.Step) { in = in[:len(in)-1] },
 	}
 	for _, l := range game.Layouts() {
-		walk(l, "")
+		game.Walk(l, v)
 	}
 	return out
 }
@@ -355,21 +434,58 @@ func gameFieldType(kinds []string) (ftype, base string) {
 	return "string", ""
 }
 
-// luaSteps renders a layout as a Lua table constructor.
+// luaSteps renders a layout as a Lua table constructor, going through it
+// with game.Walk.
 func luaSteps(steps []game.Step) string {
-	var b strings.Builder
-	b.WriteString("{")
-	for i, s := range steps {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(luaStep(s))
-	}
-	b.WriteString("}")
-	return b.String()
+	lists := [][]string{nil} // the rendered steps of each step list being walked
+	var opens []*luaBranches // of each step with branches being walked
+	add := func(t string) { lists[len(lists)-1] = append(lists[len(lists)-1], t) }
+	game.Walk(steps, game.Visit{
+		OnStep: func(_ int, s *game.Step) game.Action {
+			if s.Body == nil && s.Else == nil && s.Cases == nil {
+				add(luaStep(s, nil))
+				return game.Skip
+			}
+			opens = append(opens, &luaBranches{})
+			return game.Into
+		},
+		OnBranch: func(_ *game.Step, b game.Branch) bool {
+			if b.Kind == game.BranchShape {
+				return false // a Shape is for the field list, never run
+			}
+			lists = append(lists, nil)
+			return true
+		},
+		OnEndBranch: func(_ *game.Step, b game.Branch) {
+			t := "{" + strings.Join(lists[len(lists)-1], ", ") + "}"
+			lists = lists[:len(lists)-1]
+			o := opens[len(opens)-1]
+			switch b.Kind {
+			case game.BranchBody:
+				o.body = t
+			case game.BranchCase:
+				o.cases = append(o.cases, fmt.Sprintf("[0x%X]=%s", b.Value, t))
+			case game.BranchElse:
+				o.orelse = t
+			}
+		},
+		OnLeave: func(s *game.Step) {
+			o := opens[len(opens)-1]
+			opens = opens[:len(opens)-1]
+			add(luaStep(s, o))
+		},
+	})
+	return "{" + strings.Join(lists[0], ", ") + "}"
 }
 
-func luaStep(s game.Step) string {
+// luaBranches are a step's branches rendered.
+type luaBranches struct {
+	body, orelse string
+	cases        []string
+}
+
+// luaStep renders one step, its branches already rendered in br.
+func luaStep(s *game.Step, br *luaBranches) string {
 	parts := []string{"op=" + luaString(string(s.Op))}
 	if s.Name != "" {
 		parts = append(parts, "name="+luaString(s.Name))
@@ -393,20 +509,16 @@ func luaStep(s game.Step) string {
 		parts = append(parts, "peek=true")
 	}
 	if s.Body != nil {
-		parts = append(parts, "body="+luaSteps(s.Body))
+		parts = append(parts, "body="+br.body)
 	}
 	if s.Else != nil {
-		parts = append(parts, "orelse="+luaSteps(s.Else))
+		parts = append(parts, "orelse="+br.orelse)
 	}
 	if s.Names != "" {
 		parts = append(parts, "names="+luaString(s.Names))
 	}
 	if s.Cases != nil {
-		var cs []string
-		for _, c := range s.Cases {
-			cs = append(cs, fmt.Sprintf("[0x%X]=%s", c.Value, luaSteps(c.Body)))
-		}
-		parts = append(parts, "cases={"+strings.Join(cs, ", ")+"}")
+		parts = append(parts, "cases={"+strings.Join(br.cases, ", ")+"}")
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -112,9 +112,13 @@ ByteArray = {}
 local BA = {}
 BA.__index = BA
 
-function ByteArray.new(hex)
+-- ByteArray.new(s, true) takes s as raw bytes (Wireshark 1.11.3 and later).
+function ByteArray.new(hex, raw)
 	local b = setmetatable({ _kind = "bytearray", n = 0, b = {} }, BA)
-	if hex then
+	if hex and raw == true then
+		for i = 1, #hex do b.b[i - 1] = hex:byte(i) end
+		b.n = #hex
+	elseif hex then
 		for h in hex:gmatch("%x%x") do
 			b.b[b.n] = tonumber(h, 16)
 			b.n = b.n + 1

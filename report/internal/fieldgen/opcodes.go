@@ -187,42 +187,107 @@ func (d *docWriter) row(key, kind, size string, when []string, label string) {
 	d.rows = append(d.rows, [5]string{key, kind, size, esc(strings.Join(when, "; ")), label})
 }
 
-// steps adds the rows of steps under key prefix pre, when the conditions
-// in when hold.
-func (d *docWriter) steps(steps []game.Step, pre string, when []string) {
-	for _, s := range steps {
-		if d.ended {
-			return
-		}
-		d.step(s, pre, when)
-	}
+// docFrame is where a step list's rows go: under key prefix pre, when
+// the conditions in when hold; cond is a branching step's own condition
+// (its subject, for a switch and its ref).
+type docFrame struct {
+	pre       string
+	when      []string
+	cond, ref string
 }
 
-func (d *docWriter) step(s game.Step, pre string, when []string) {
-	with := func(c string) []string { return append(slices.Clone(when), c) }
+// steps adds the rows of steps under key prefix pre, when the conditions
+// in when hold, going through them with game.Walk. After a step that ends
+// the layout (d.ended) the rest of its step list adds none; an If's or a
+// Switch's branch that ends it does not end the steps after the branch.
+func (d *docWriter) steps(steps []game.Step, pre string, when []string) {
+	in := []docFrame{{pre: pre, when: when}} // the step list being walked
+	var open []docFrame                      // each step with branches being walked
+	with := func(when []string, c string) []string { return append(slices.Clone(when), c) }
+	game.Walk(steps, game.Visit{
+		OnStep: func(_ int, s *game.Step) game.Action {
+			if d.ended {
+				return game.Skip
+			}
+			f := in[len(in)-1]
+			if !d.step(*s, &f) {
+				return game.Skip
+			}
+			open = append(open, f)
+			return game.Into
+		},
+		OnBranch: func(s *game.Step, b game.Branch) bool {
+			f := open[len(open)-1]
+			switch s.Op {
+			case game.OpObject:
+				f.pre += s.Name + "."
+			case game.OpArray:
+				f.pre += s.Name + "[]."
+			case game.OpIf:
+				if b.Kind == game.BranchElse {
+					if len(b.Steps) == 0 {
+						return false
+					}
+					f.when = with(f.when, "not "+f.cond)
+				} else {
+					f.when = with(f.when, f.cond)
+				}
+			case game.OpSwitch:
+				if b.Kind == game.BranchElse {
+					f.when = with(f.when, f.cond+" any other value")
+				} else {
+					f.when = with(f.when, f.cond+" = "+d.valueName(f.ref, b.Value))
+				}
+			case game.OpRepeat:
+				f.when = with(f.when, d.subject(s.Ref)+" times")
+			case game.OpPairs:
+				f.when = with(f.when, fmt.Sprintf("%d-byte entries to the end", s.N))
+			case game.OpChecksumRequest, game.OpChecksumResponse:
+				if b.Kind != game.BranchShape {
+					return false
+				}
+			}
+			in = append(in, f)
+			return true
+		},
+		OnEndBranch: func(s *game.Step, _ game.Branch) {
+			in = in[:len(in)-1]
+			if s.Op == game.OpIf || s.Op == game.OpSwitch {
+				d.ended = false
+			}
+		},
+		OnLeave: func(s *game.Step) {
+			open = open[:len(open)-1]
+			if s.Op == game.OpChecksumRequest || s.Op == game.OpChecksumResponse {
+				d.ends = "as the checksum codec reads it (section 7.6)"
+				d.ended = true
+			}
+		},
+	})
+}
+
+// step adds the rows of step s in f; for a step with branches it sets
+// f's condition and reports true: steps adds the rows of its branches.
+func (d *docWriter) step(s game.Step, f *docFrame) (branches bool) {
+	pre, when := f.pre, f.when
 	if s.Var != "" {
 		d.vars[s.Var] = s
 	}
 	switch s.Op {
 	case game.OpObject, game.OpArray:
 		d.row("`"+pre+s.Name+"`", string(s.Op), "", when, "")
-		sub := pre + s.Name + "."
-		if s.Op == game.OpArray {
-			sub = pre + s.Name + "[]."
-		}
-		d.steps(s.Body, sub, when)
-		return
+		return true
 	case game.OpFlag:
 		d.row("`"+pre+s.Name+"`", "bool", fmt.Sprintf("bit %d of `%s`", s.N, d.vars[s.Ref].Name), when, "")
-		return
+		return false
 	case game.OpNote:
 		if n := len(d.rows); n > 0 {
 			d.rows[n-1][4] = esc(s.Name)
 		}
-		return
+		return false
 	case game.OpBytes:
 		d.row("`"+pre+s.Name+"`", "bytes", fmt.Sprint(s.N), when, "")
-		return
+		return false
 	case game.OpIf:
 		cond := d.subject(s.Ref)
 		if s.Mask != 0 {
@@ -233,13 +298,8 @@ func (d *docWriter) step(s game.Step, pre string, when []string) {
 		if v, ok := d.vars[s.Ref]; ok && game.OpKind(v.Op) == game.KindBool && s.Value == 0 && s.Mask == 0 {
 			c = cond + map[string]string{"eq": " not set", "ne": " set"}[s.Cmp]
 		}
-		d.steps(s.Body, pre, with(c))
-		d.ended = false
-		if len(s.Else) > 0 {
-			d.steps(s.Else, pre, with("not "+c))
-			d.ended = false
-		}
-		return
+		f.cond = c
+		return true
 	case game.OpSwitch:
 		subject, ref := d.subject(s.Ref), s.Ref
 		if s.Peek && len(s.Cases) > 0 && len(s.Cases[0].Body) > 0 {
@@ -247,37 +307,22 @@ func (d *docWriter) step(s game.Step, pre string, when []string) {
 			subject, ref = "`"+first.Name+"`", "peek"
 			d.vars["peek"] = first
 		}
-		for _, c := range s.Cases {
-			v := d.valueName(ref, c.Value)
-			d.steps(c.Body, pre, with(subject+" = "+v))
-			d.ended = false
-		}
-		if s.Else != nil {
-			d.steps(s.Else, pre, with(subject+" any other value"))
-			d.ended = false
-		}
-		return
-	case game.OpRepeat:
-		d.steps(s.Body, pre, with(d.subject(s.Ref)+" times"))
-		return
-	case game.OpPairs:
-		d.steps(s.Body, pre, with(fmt.Sprintf("%d-byte entries to the end", s.N)))
-		return
+		f.cond, f.ref = subject, ref
+		return true
+	case game.OpRepeat, game.OpPairs:
+		return true
 	case game.OpDone:
 		d.end("exact", when)
-		return
+		return false
 	case game.OpReturn:
 		d.end("open", when)
-		return
+		return false
 	case game.OpFail:
 		d.row("", "", "", when, "malformed: "+esc(strings.ReplaceAll(s.Name, "%08X", "…")))
 		d.ended = true
-		return
+		return false
 	case game.OpChecksumRequest, game.OpChecksumResponse:
-		d.steps(s.Shape, pre, when)
-		d.ends = "as the checksum codec reads it (section 7.6)"
-		d.ended = true
-		return
+		return true // its Shape's rows, then the end
 	}
 	k := game.OpKind(s.Op)
 	if k == 0 {
@@ -288,6 +333,7 @@ func (d *docWriter) step(s game.Step, pre string, when []string) {
 		key = "`" + strings.TrimSuffix(pre, ".") + "` element"
 	}
 	d.row(key, k.String(), sizes[s.Op], when, d.label(s))
+	return false
 }
 
 // end records how the layout ends when the conditions hold.
