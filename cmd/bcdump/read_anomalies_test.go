@@ -352,3 +352,32 @@ func TestReadAnomaliesCoverCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestOneByteDatagramHasNoMsgCount: a 1-byte game datagram (a peer id
+// alone) has no msg_count, so its JSON record has no msg_count key, as the
+// Wireshark plugin has no such field; a 2-byte one has it.
+func TestOneByteDatagramHasNoMsgCount(t *testing.T) {
+	path, _ := generatedCapture(anomaly.ShortDatagram)(t)
+	found := false
+	for _, rec := range readRecords(t, "read", "-F", "json", path) {
+		if rec.Kind != "game" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(rec.line, &m); err != nil {
+			t.Fatal(err)
+		}
+		_, has := m["msg_count"]
+		if rec.Frame == dissecttest.AnomalyFrame {
+			found = true
+			if has {
+				t.Errorf("frame %d (1 byte): msg_count present: %s", rec.Frame, rec.line)
+			}
+		} else if !has {
+			t.Errorf("frame %d: msg_count missing: %s", rec.Frame, rec.line)
+		}
+	}
+	if !found {
+		t.Fatalf("no record of frame %d", dissecttest.AnomalyFrame)
+	}
+}

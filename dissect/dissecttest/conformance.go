@@ -872,18 +872,27 @@ func (c *confGen) build() {
 	for _, op := range slices.Sorted(maps.Keys(ls)) {
 		rng := rand.New(rand.NewPCG(uint64(op), 0xBC))
 		var picked []message
+		// Per opcode, not only per layout: one message the layout reads
+		// whole, and each case of a switch on a peeked class id (0x02 and
+		// 0x03 share a layout, but each gets a full ship and a full
+		// torpedo body).
+		whole, ownCase := false, map[string]bool{}
 		for try := 0; try < 400; try++ {
 			m := encode(rng, op, try%3 == 2)
-			fresh := false
+			fresh := !whole && !m.malform
 			for _, b := range m.branches {
-				if !c.covered[b] {
+				if !c.covered[b] || peekCase(b) && !ownCase[b] && !m.malform {
 					fresh = true
 				}
 			}
 			if fresh || len(picked) < 2 {
 				for _, b := range m.branches {
 					c.covered[b] = true
+					if !m.malform {
+						ownCase[b] = true
+					}
 				}
+				whole = whole || !m.malform
 				picked = append(picked, m)
 			}
 		}
@@ -895,6 +904,12 @@ func (c *confGen) build() {
 		}
 	}
 	c.transportShapes()
+}
+
+// peekCase reports whether branch b is a known case of a switch on a
+// peeked value (ObjCreate's class id).
+func peekCase(b string) bool {
+	return strings.Contains(b, ".switch(peek) case ")
 }
 
 // send sends msgs in one direction: the short ones bundled in one

@@ -82,6 +82,42 @@ func TestConformanceCoversLayouts(t *testing.T) {
 	}
 }
 
+// TestConformanceDecodesEveryOpcodeWhole: every opcode with a layout
+// appears at least once read whole (not malformed), and ObjCreate and
+// ObjCreateTeam each with a full ship and a full torpedo body.
+func TestConformanceDecodesEveryOpcodeWhole(t *testing.T) {
+	_, truth := Conformance()
+	whole := map[int]bool{}
+	class := map[int]map[string]bool{}
+	for _, tr := range truth {
+		if tr.Fields == nil || tr.Malformed {
+			continue
+		}
+		whole[tr.Opcode] = true
+		var f struct {
+			ClassID string `json:"class_id"`
+		}
+		if err := json.Unmarshal(tr.Fields, &f); err == nil && f.ClassID != "" {
+			if class[tr.Opcode] == nil {
+				class[tr.Opcode] = map[string]bool{}
+			}
+			class[tr.Opcode][f.ClassID] = true
+		}
+	}
+	for _, op := range slices.Sorted(maps.Keys(game.Layouts())) {
+		if !whole[int(op)] {
+			t.Errorf("opcode 0x%02X never decodes whole in the conformance capture", op)
+		}
+	}
+	for _, op := range []int{0x02, 0x03} {
+		for _, id := range []string{"0x00008008", "0x00008009"} {
+			if !class[op][id] {
+				t.Errorf("opcode 0x%02X: no whole body of class %s (%v)", op, id, class[op])
+			}
+		}
+	}
+}
+
 // TestConformanceTruthParses checks the committed truth file is JSON Lines.
 func TestConformanceTruthParses(t *testing.T) {
 	b, err := os.ReadFile(conformanceTruth)

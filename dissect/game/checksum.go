@@ -15,12 +15,11 @@ import (
 func init() {
 	register(checksum.OpRequest, decodeChecksumReq, summarizeChecksumReq)
 	register(checksum.OpResponse, decodeChecksumResp, summarizeChecksumResp)
-	// NetFile failure and file-transfer messages, never captured and
-	// undocumented (7.6). 0x24 and 0x26 have no known use: no decoder.
-	// Their decoders are generated from their layouts.
-	for _, op := range []uint8{0x22, 0x23, 0x25, 0x27, checksum.OpComplete} {
-		register(op, nil, summarizeNetFileRaw)
-	}
+	// The NetFile failure and file-transfer messages (0x22, 0x23, 0x25,
+	// 0x27, documented, never captured: 7.6) and 0x28 have decoders
+	// generated from their layouts; 0x24 and 0x26 have no known use: no
+	// decoder. 0x28's summary counts any bytes after the opcode.
+	register(checksum.OpComplete, nil, summarizeNetFileRaw)
 }
 
 // decodeChecksumReq reads 0x20 (V): round, directory, filter, recursive.
@@ -186,9 +185,6 @@ func summarizeChecksumResp(dst, _ []byte, f *Fields) []byte {
 // NotePlainFlag labels a checksum request's recursive flag sent as a plain
 // byte (the Wireshark plugin shows the same label).
 const NotePlainFlag = "plain byte, not a bit group: a stock client misreads it"
-
-// noteUndocumented labels the bytes of the NetFile messages never captured.
-const noteUndocumented = "layout undocumented, never captured"
 
 // summarizeNetFileRaw: the size of the raw bytes, if any ("12 bytes").
 func summarizeNetFileRaw(dst, p []byte, _ *Fields) []byte {

@@ -85,6 +85,30 @@ func TestDecodeRealBytes(t *testing.T) {
 		{"StateUpdate 0xA0 unsplit", "C", "1C FF FF FF 3F 00 80 E1 41 A0 05 FF 80 01 CC",
 			`object=0x3FFFFFFF(slot 0) game_time=28.188 flags=0xA0 subsystem_start=5 subsystem_data=<FF 80 01 CC>(` + noteUnsplit + `)`,
 			`obj=0x3FFFFFFF t=28.19 flags=0xA0`},
+		// C: the receiver reads the cloak bit after the speed and before the
+		// subsystem and weapon data (spec 7.5), so 0x60 and 0xC0 decode whole;
+		// no capture of either was published. With 0x20 and 0x80 both set
+		// the subsystem data still hides the weapon pairs.
+		{"StateUpdate 0x60 cloak then subsystems", "C", "1C FF FF FF 3F 00 80 E1 41 60 21 05 FF 80 01",
+			`object=0x3FFFFFFF(slot 0) game_time=28.188 flags=0x60 cloak=true subsystem_start=5 subsystem_data=<FF 80 01>`,
+			`obj=0x3FFFFFFF t=28.19 flags=0x60`},
+		{"StateUpdate 0xC0 cloak then weapons", "C", "1C FF FF FF 3F 00 80 E1 41 C0 20 01 CC 02 CC",
+			`object=0x3FFFFFFF(slot 0) game_time=28.188 flags=0xC0 cloak=false weapons=[{index=1 health=204} {index=2 health=204}]`,
+			`obj=0x3FFFFFFF t=28.19 flags=0xC0`},
+		{"StateUpdate 0x51 cloak in the hash group", "C", "1C FF FF FF 3F 00 80 E1 41 51 00 00 B0 42 00 00 84 C2 00 00 92 C2 43 37 FB 00 00",
+			`object=0x3FFFFFFF(slot 0) game_time=28.188 flags=0x51 position=(88,-66,-73) hash_present=true hash=0xFB37 speed=0 cloak=true`,
+			`obj=0x3FFFFFFF t=28.19 flags=0x51`},
+		{"StateUpdate 0xE0 unsplit", "C", "1C FF FF FF 3F 00 80 E1 41 E0 21 05 FF 80 01 CC",
+			`object=0x3FFFFFFF(slot 0) game_time=28.188 flags=0xE0 cloak=true subsystem_start=5 subsystem_data=<FF 80 01 CC>(` + noteUnsplit + `)`,
+			`obj=0x3FFFFFFF t=28.19 flags=0xE0`},
+		// C: the NetFile messages are documented from the stock client's
+		// handlers (spec 7.6) and never captured: op, u16 name length, name
+		// (0x25: then the file's data to the end); 0x27 is the opcode alone.
+		{"ChecksumFailA", "C", "22 0C 00 73637269707473 2F 41 70 70 2E", `file_name="scripts/App."`, `file="scripts/App."`},
+		{"ChecksumFailB", "C", "23 07 00 41 70 70 2E 70 79 63", `file_name="App.pyc"`, `file="App.pyc"`},
+		{"FileTransfer", "C", "25 07 00 41 70 70 2E 70 79 63 99 4E 0D 0A 01 02", `file_name="App.pyc" file_data=<99 4E 0D 0A 01 02>`, `file="App.pyc" data=[6B]`},
+		{"FileTransfer empty file", "C", "25 07 00 41 70 70 2E 70 79 63", `file_name="App.pyc" file_data=<>`, `file="App.pyc" data=[0B]`},
+		{"FileTransferAck", "C", "27", ``, ``},
 		{"MissionInit", "V", "35 08 01 FF FF",
 			`player_limit=8 system=1 time_limit=255(none) frag_limit=255(none)`,
 			`players=8 system=1 time=none frags=none`},
@@ -270,6 +294,11 @@ func TestMalformed(t *testing.T) {
 			`killer=0 victim=2 victim_deaths=1 score_count=2 scores=[{player=3}]`},
 		{"MissionInit end time cut", "35 08 01 05 00 00", 4, "end_time", `player_limit=8 system=1 time_limit=5`},
 		{"EndGame short", "38 01 00", 1, "reason", ``},
+		{"ChecksumFailA name overruns", "22 09 00 41 70 70", 1, "file_name: string length 9 exceeds the 3 bytes left", ``},
+		{"ChecksumFailB extra", "23 01 00 41 00", 4, "1 extra byte", `file_name="A"`},
+		{"FileTransfer no name", "25", 1, "file_name: u16 needs 2 bytes, 0 left", ``},
+		{"StateUpdate 0x60 without start index", "1C FF FF FF 3F 00 80 E1 41 60 21", 11, "subsystem_start",
+			`object=0x3FFFFFFF(slot 0) game_time=28.188 flags=0x60 cloak=true`},
 	}
 	var f Fields
 	for _, tc := range tests {

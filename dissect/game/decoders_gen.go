@@ -34,10 +34,10 @@ func init() {
 	register(0x1D, decodeLayout14, summarizeLayout14)
 	register(0x1E, decodeLayout14, summarizeLayout14)
 	register(0x1F, decodeLayout1F, summarizeLayout1F)
-	register(0x22, decodeLayout22, nil)
-	register(0x23, decodeLayout22, nil)
-	register(0x25, decodeLayout22, nil)
-	register(0x27, decodeLayout22, nil)
+	register(0x22, decodeLayout22, summarizeLayout22)
+	register(0x23, decodeLayout22, summarizeLayout22)
+	register(0x25, decodeLayout25, summarizeLayout25)
+	register(0x27, decodeLayout13, summarizeLayout01)
 	register(0x28, decodeLayout28, nil)
 	register(0x29, decodeLayout29, summarizeLayout29)
 	register(0x2A, decodeLayout2A, summarizeLayout01)
@@ -186,7 +186,7 @@ func decodeLayout06(p []byte, f *Fields) error {
 	return d.done()
 }
 
-// decodeLayout13 decodes 0x13 HostMsg, 0x39 RestartGame.
+// decodeLayout13 decodes 0x13 HostMsg, 0x27 FileTransferAck, 0x39 RestartGame.
 func decodeLayout13(p []byte, f *Fields) error {
 	var d fieldReader
 	d.start(p, f)
@@ -314,16 +314,16 @@ func decodeLayout1C(p []byte, f *Fields) error {
 	if vFlags&0x10 != 0 {
 		d.cf16("speed")
 	}
+	if vFlags&0x40 != 0 {
+		d.bit("cloak")
+	}
 	if vFlags&0x20 != 0 {
 		d.u8("subsystem_start")
 		d.rest("subsystem_data")
-		if vFlags&0xC0 != 0 {
-			d.note("also holds the cloak bit and/or weapon pairs; the split needs the ship's subsystem list")
+		if vFlags&0x80 != 0 {
+			d.note("also holds the weapon pairs; the split needs the ship's subsystem list")
 		}
 		return d.err()
-	}
-	if vFlags&0x40 != 0 {
-		d.bit("cloak")
 	}
 	if vFlags&0x80 != 0 {
 		d.array("weapons")
@@ -352,14 +352,20 @@ func decodeLayout1F(p []byte, f *Fields) error {
 	return d.done()
 }
 
-// decodeLayout22 decodes 0x22 ChecksumFailA, 0x23 ChecksumFailB, 0x25 FileTransfer, 0x27 FileTransferAck?.
+// decodeLayout22 decodes 0x22 ChecksumFailA, 0x23 ChecksumFailB.
 func decodeLayout22(p []byte, f *Fields) error {
 	var d fieldReader
 	d.start(p, f)
-	if uint64(d.r.Len()) != 0 {
-		d.rest("data")
-		d.note("layout undocumented, never captured")
-	}
+	d.str16("file_name")
+	return d.done()
+}
+
+// decodeLayout25 decodes 0x25 FileTransfer.
+func decodeLayout25(p []byte, f *Fields) error {
+	var d fieldReader
+	d.start(p, f)
+	d.str16("file_name")
+	d.rest("file_data")
 	return d.err()
 }
 
@@ -506,7 +512,7 @@ func summarizeLayout00(dst, _ []byte, f *Fields) []byte {
 	return kv(dst, start, f, "map", "map")
 }
 
-// summarizeLayout01 summarizes 0x01 GameInit, 0x13 HostMsg, 0x2A NewPlayerInGame, 0x39 RestartGame.
+// summarizeLayout01 summarizes 0x01 GameInit, 0x13 HostMsg, 0x27 FileTransferAck, 0x2A NewPlayerInGame, 0x39 RestartGame.
 func summarizeLayout01(dst, _ []byte, f *Fields) []byte {
 	return kv(dst, len(dst), f, "extra", "extra")
 }
@@ -578,6 +584,18 @@ func summarizeLayout1F(dst, _ []byte, f *Fields) []byte {
 	start := len(dst)
 	dst = kv(dst, start, f, "object", "obj")
 	return kv(dst, start, f, "set_name", "set")
+}
+
+// summarizeLayout22 summarizes 0x22 ChecksumFailA, 0x23 ChecksumFailB.
+func summarizeLayout22(dst, _ []byte, f *Fields) []byte {
+	return kv(dst, len(dst), f, "file_name", "file")
+}
+
+// summarizeLayout25 summarizes 0x25 FileTransfer.
+func summarizeLayout25(dst, _ []byte, f *Fields) []byte {
+	start := len(dst)
+	dst = kv(dst, start, f, "file_name", "file")
+	return kv(dst, start, f, "file_data", "data")
 }
 
 // summarizeLayout29 summarizes 0x29 Explosion.

@@ -230,12 +230,20 @@ var chatLayout = Layout{rd(OpI32, "sender"), rd(OpStr16, "text"), done}
 
 var scoreLayout = Layout{rd(OpI32, "player"), rd(OpI32, "kills"), rd(OpI32, "deaths"), rd(OpI32, "score"), done}
 
-// netFileRawLayout shows the NetFile failure and file-transfer messages,
-// never captured and undocumented (7.6), as raw bytes.
-var netFileRawLayout = Layout{ifCmp("left", "ne", 0, rd(OpRest, "data"), note(noteUndocumented)), ret}
+// checksumFailLayout is 0x22's (a file or the version differs) and 0x23's
+// (the system checksum failed), documented from the stock client's
+// handlers but never captured (D, section 7.6): the failing file's name,
+// which the client shows.
+var checksumFailLayout = Layout{rd(OpStr16, "file_name"), done}
+
+// fileTransferLayout is 0x25 FileTransfer's (D, never captured): the
+// file's name, then its data to the end of the message. The client
+// answers each with 0x27.
+var fileTransferLayout = Layout{rd(OpStr16, "file_name"), rd(OpRest, "file_data"), ret}
 
 // opcodeOnlyLayout is a message documented as its opcode alone but never
-// captured (0x13 HostMsg D, 0x39 RestartGame I): extra bytes are shown,
+// captured (0x13 HostMsg D, 0x27 FileTransferAck D, 0x39 RestartGame I):
+// extra bytes are shown,
 // not an error, as the layout is not certain enough to reject them.
 var opcodeOnlyLayout = Layout{extra, ret}
 
@@ -327,12 +335,16 @@ var layouts = map[uint8]Layout{
 		ifNZ("flags", 0x02, rd(OpObjID, "target")),
 		done,
 	},
-	// StateUpdate (section 7.5). Subsystem records run to the end with no
-	// count; their sizes depend on the ship's subsystem list, so the bytes
-	// stay raw, and with 0x40 or 0x80 also set the cloak bit and weapon
-	// pairs are somewhere in there too: a limit of what the wire tells, not
-	// a malformed payload. The cloak bit shares a group byte still open
-	// (the hash bit's), else opens its own.
+	// StateUpdate (section 7.5). The fields follow in the order the stock
+	// receiver reads them, which is not the bit order: 0x01, 0x02, 0x04,
+	// 0x08, 0x10, then the cloak bit (0x40), then the subsystem data
+	// (0x20), then the weapon pairs (0x80). The cloak bit shares a group
+	// byte still open (the hash bit's), else opens its own. Subsystem
+	// records run to the end with no count; their sizes depend on the
+	// ship's subsystem list, so the bytes stay raw, and with 0x80 also set
+	// the weapon pairs are somewhere in there too: a limit of what the
+	// wire tells, not a malformed payload. Flags 0x60 and 0xC0 decode
+	// whole (the cloak bit comes first).
 	0x1C: {
 		rd(OpObjID, "object"),
 		rd(OpF32, "game_time"),
@@ -342,9 +354,9 @@ var layouts = map[uint8]Layout{
 		ifNZ("flags", suForward, rd(OpCV3, "forward")),
 		ifNZ("flags", suUp, rd(OpCV3, "up")),
 		ifNZ("flags", suSpeed, rd(OpCF16, "speed")),
-		ifNZ("flags", suSubsystem, rd(OpU8, "subsystem_start"), rd(OpRest, "subsystem_data"),
-			ifNZ("flags", suCloak|suWeapons, note(noteUnsplit)), ret),
 		ifNZ("flags", suCloak, rd(OpBit, "cloak")),
+		ifNZ("flags", suSubsystem, rd(OpU8, "subsystem_start"), rd(OpRest, "subsystem_data"),
+			ifNZ("flags", suWeapons, note(noteUnsplit)), ret),
 		ifNZ("flags", suWeapons, Step{Op: OpArray, Name: "weapons", Body: []Step{
 			{Op: OpPairs, N: 2, Why: "weapons: one byte left; weapon entries are [index][health] pairs", Body: []Step{rd(OpU8, "index"), rd(OpU8, "health")}},
 		}}, ret),
@@ -355,10 +367,10 @@ var layouts = map[uint8]Layout{
 	0x1F:                {rd(OpObjID, "object"), rd(OpStr32Z, "set_name"), done}, // EnterSet (D): the name has an i32 length and a NUL
 	checksum.OpRequest:  {{Op: OpChecksumRequest, Shape: checksumRequestShape}},
 	checksum.OpResponse: {{Op: OpChecksumResponse, Shape: checksumResponseShape}},
-	0x22:                netFileRawLayout,
-	0x23:                netFileRawLayout,
-	0x25:                netFileRawLayout,
-	0x27:                netFileRawLayout,
+	0x22:                checksumFailLayout,
+	0x23:                checksumFailLayout,
+	0x25:                fileTransferLayout,
+	0x27:                opcodeOnlyLayout, // FileTransferAck (D, never captured): the opcode alone
 	checksum.OpComplete: {ifCmp("left", "ne", 0, rd(OpRest, "extra")), ret},
 	// Explosion (V). Which cf16 is the radius and which the damage is
 	// disputed (section 7.4), hence value_a and value_b.
@@ -409,8 +421,8 @@ type SummaryItem struct{ Key, Label string }
 
 // Summaries returns, for the opcodes whose table summary is a plain list of
 // fields, that list (TestSummariesMatchSummarizers checks it against the
-// Summarizers). The others (events, the checksum handshake, raw file
-// transfer) are summarized by code.
+// Summarizers). The others (events, the checksum handshake and its
+// completion) are summarized by code.
 func Summaries() map[uint8][]SummaryItem { return summaries }
 
 func items(kv ...string) []SummaryItem {
@@ -446,6 +458,10 @@ var summaries = map[uint8][]SummaryItem{
 	0x1D: sumObjectID,
 	0x1E: sumObjectID,
 	0x1F: items("object", "obj", "set_name", "set"),
+	0x22: items("file_name", "file"),
+	0x23: items("file_name", "file"),
+	0x25: items("file_name", "file", "file_data", "data"),
+	0x27: sumNone,
 	0x29: items("object", "obj", "position", "pos", "value_a", "a", "value_b", "b"),
 	0x2A: sumNone,
 	0x2C: sumChat,

@@ -7,7 +7,9 @@ import "encoding/binary"
 
 func init() { register(0x1C, decodeStateUpdate, nil) }
 
-// StateUpdate dirty flags; the fields follow in this order.
+// StateUpdate dirty flags. The fields follow in this order except the
+// cloak bit (0x40), which the stock receiver reads after the speed and
+// before the subsystem data (section 7.5).
 const (
 	suPosition  = 0x01
 	suDelta     = 0x02
@@ -19,8 +21,8 @@ const (
 	suWeapons   = 0x80
 )
 
-// noteUnsplit flags subsystem data that also holds later fields.
-const noteUnsplit = "also holds the cloak bit and/or weapon pairs; the split needs the ship's subsystem list"
+// noteUnsplit flags subsystem data that also holds the weapon pairs.
+const noteUnsplit = "also holds the weapon pairs; the split needs the ship's subsystem list"
 
 func decodeStateUpdate(p []byte, f *Fields) error {
 	// Most payloads are well formed, which the lengths and bit-group bytes
@@ -40,7 +42,7 @@ func decodeStateUpdate(p []byte, f *Fields) error {
 // stateUpdateWellFormed reports whether decodeLayout1C succeeds
 // on p without a note, judging from the lengths and bit-group bytes alone.
 // false also for what it leaves to the decoder: subsystem data with the
-// cloak or weapon flag (which gets a note). TestStateUpdateFast and
+// weapon flag (which gets a note). TestStateUpdateFast and
 // FuzzStateUpdateFast hold it, and emitStateUpdate, to the decoder.
 func stateUpdateWellFormed(p []byte) bool {
 	const head = 1 + 4 + 4 + 1 // opcode, object, game_time, flags
@@ -92,13 +94,13 @@ func stateUpdateWellFormed(p []byte) bool {
 	if off > len(p) {
 		return false
 	}
-	switch {
-	case flags&suSubsystem != 0:
-		return off < len(p) && flags&(suCloak|suWeapons) == 0
-	case flags&suCloak != 0:
+	if flags&suCloak != 0 {
 		if _, ok := bit(); !ok {
 			return false
 		}
+	}
+	if flags&suSubsystem != 0 {
+		return off < len(p) && flags&suWeapons == 0
 	}
 	if flags&suWeapons != 0 {
 		return (len(p)-off)%2 == 0 // [index][health] pairs to the end
@@ -160,14 +162,14 @@ func emitStateUpdate(p []byte, f *Fields) {
 		f.Float("speed", off, 2, float64(CF16(binary.LittleEndian.Uint16(p[off:]))))
 		off += 2
 	}
+	if flags&suCloak != 0 {
+		at, i, cloak := bit()
+		f.Bool("cloak", at, 1, i, cloak)
+	}
 	if flags&suSubsystem != 0 {
 		f.Uint("subsystem_start", off, 1, uint64(p[off]))
 		f.Bytes("subsystem_data", off+1, p[off+1:len(p):len(p)])
 		return
-	}
-	if flags&suCloak != 0 {
-		at, i, cloak := bit()
-		f.Bool("cloak", at, 1, i, cloak)
 	}
 	if flags&suWeapons != 0 {
 		f.Array("weapons", off)

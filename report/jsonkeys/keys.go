@@ -133,7 +133,7 @@ func buildTable() []Key {
 		{GameSpy, filter.Object, dg, "GameSpy: the key/value pairs of the text", "on gamespy records; keys in the order sent"},
 		{GameSpy + ".<key>", filter.String, dg, `GameSpy: one value by its key as sent (gamespy.hostname, gamespy.numplayers, ...)`, "as sent"},
 		{PeerID, filter.Number, dg, "game: sender's peer id (byte 0; 255 before one is assigned)", "on game records"},
-		{MsgCount, filter.Number, dg, "game: transport messages the header announces", "on game records"},
+		{MsgCount, filter.Number, dg, "game: transport messages the header announces", "on game records of 2 bytes or more (a 1-byte datagram has none)"},
 		{Messages, filter.Object, dg, "game: the transport messages, in order", "on game records; an array, empty when none was captured whole"},
 	}
 	ks = append(ks, messageKeys(Messages, "")...)

@@ -238,7 +238,9 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 		}
 	} else {
 		f.Int(t.peerID, int64(d.Transport.PeerID))
-		f.Int(t.msgCount, int64(d.Transport.MsgCount))
+		if len(d.Plain) > 1 { // no msg_count in a 1-byte datagram, as in the JSON
+			f.Int(t.msgCount, int64(d.Transport.MsgCount))
+		}
 		if e.msgs {
 			for i := range d.Transport.Messages {
 				f.Present(t.messages)

@@ -181,8 +181,10 @@ func appendDatagramJSONMemo(b []byte, d *dissect.Datagram, m *recordMemo) []byte
 	} else {
 		b = append(b, `,"peer_id":`...)
 		b = appendInt(b, int64(d.Transport.PeerID))
-		b = append(b, `,"msg_count":`...)
-		b = appendInt(b, int64(d.Transport.MsgCount))
+		if len(d.Plain) > 1 { // a 1-byte datagram has no msg_count: the key is absent
+			b = append(b, `,"msg_count":`...)
+			b = appendInt(b, int64(d.Transport.MsgCount))
+		}
 		b = append(b, `,"messages":[`...)
 		for i := range d.Transport.Messages {
 			if i > 0 {
