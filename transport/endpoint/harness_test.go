@@ -196,3 +196,7 @@ func decodeOK(t testing.TB, plain []byte) *transport.Datagram {
 	}
 	return &dg
 }
+
+func netipPort(a netip.AddrPort, port uint16) netip.AddrPort {
+	return netip.AddrPortFrom(a.Addr(), port)
+}
