@@ -129,7 +129,7 @@ func TestRetransmitBackoff(t *testing.T) {
 			for _, s := range n.log {
 				dg := decodeOK(t, s.plain)
 				if s.from == clientAddr && s.at > start && len(dg.Messages) > 0 && dg.Messages[0].Type == transport.TypeData {
-					at = append(at, fmt.Sprint((s.at-start).Round(100*time.Millisecond).Seconds()))
+					at = append(at, fmt.Sprint((s.at - start).Round(100*time.Millisecond).Seconds()))
 				}
 			}
 			if got := strings.Join(at, " "); got != tc.want {
