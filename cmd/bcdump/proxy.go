@@ -232,6 +232,7 @@ func runProxy(ctx context.Context, s *streams, o *proxyOptions) error {
 	shown := &liveShown{name: "proxy " + r.Addr().String(), drops: r.skipped.Load,
 		sess: sess, rep: rep, status: newStatusLine(s), count: o.count}
 	faults := &proxyFaults{src: src, out: s.out, json: o.format == "json", next: shown}
+	src.kept = faults.kept
 	var show dissect.Sink = faults
 	if flt != nil {
 		show = query.NewSelect(faults, query.SelectOptions{Filter: flt})
@@ -283,21 +284,32 @@ func (f *proxyFaults) Datagram(d *dissect.Datagram) error {
 	if fault == "" {
 		return nil
 	}
+	return f.show(d.Frame, d.Time, fault, true)
+}
+
+// kept shows the fault record of a datagram the proxy did not pass on:
+// it is not decoded, so the record stands alone.
+func (f *proxyFaults) kept(frame int, t time.Time, fault string) error {
+	return f.show(frame, t, fault, false)
+}
+
+// show writes one fault record: a line under the datagram (table, hex),
+// a {"kind":"fault"} object (json); passed says whether the datagram
+// went on (and was shown just before).
+func (f *proxyFaults) show(frame int, t time.Time, fault string, passed bool) error {
 	b := f.buf[:0]
 	if f.json {
 		b = append(b, `{"kind":"fault","frame":`...)
-		b = fmt.Appendf(b, "%d", d.Frame)
-		b = append(b, `,"time":`...)
-		b = render.AppendTimeJSON(b, d.Time)
-		b = append(b, `,"src":`...)
-		b = render.AppendJSONBytes(b, []byte(d.Src.String()))
-		b = append(b, `,"dst":`...)
-		b = render.AppendJSONBytes(b, []byte(d.Dst.String()))
+		b = strconv.AppendInt(b, int64(frame), 10)
+		b = append(b, `,"time":"`...)
+		b = render.AppendTimeJSON(b, t)
+		b = append(b, `","passed":`...)
+		b = strconv.AppendBool(b, passed)
 		b = append(b, `,"fault":`...)
-		b = render.AppendJSONBytes(b, []byte(fault))
+		b = render.AppendJSONString(b, fault)
 		b = append(b, "}\n"...)
 	} else {
-		b = fmt.Appendf(b, "  %d  %s\n", d.Frame, fault)
+		b = fmt.Appendf(b, "  %d  %s\n", frame, fault)
 	}
 	f.buf = b
 	shown := f.next.status.hide()

@@ -33,6 +33,7 @@ type relayRec struct {
 	data     []byte // at most relayRecCap bytes of the datagram
 	length   int    // the datagram's length
 	fault    string // what a --fault did to it; "" for none
+	passed   bool   // false: the proxy kept it (drop); not decoded, written aside
 }
 
 type relayOptions struct {
@@ -369,6 +370,7 @@ func (r *relay) record(c *relayClient, dir dissect.Dir, passed bool, b []byte, f
 	rec.data = append(rec.data[:0], b[:min(len(b), relayRecCap)]...)
 	rec.length = len(b)
 	rec.fault = fault
+	rec.passed = passed
 	select {
 	case r.queue <- rec:
 	default: // cannot happen: the queue holds every record of the pool

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
@@ -24,6 +25,9 @@ type proxySource struct {
 	// caller decodes it before asking for the next one).
 	fault      string
 	faultFrame int
+
+	// kept shows the fault of a datagram the proxy kept.
+	kept func(frame int, t time.Time, fault string) error
 
 	out     *outfile.File
 	w       *capture.Writer
@@ -78,8 +82,20 @@ type writeFailure struct {
 func (e *writeFailure) Error() string { return "-w " + e.name + ": " + e.err.Error() }
 func (e *writeFailure) Unwrap() error { return e.err }
 
-// take builds the frame of rec into p and gives rec back to the pool.
+// linkTypeKept is the link type of the frames of datagrams the proxy did
+// not pass on (drop faults): LINKTYPE_USER0, which bcdump does not decode
+// and Wireshark shows as data, each with its packet comment. So the
+// capture holds every record, and the conversation it decodes to is the
+// one the endpoints had.
+const linkTypeKept = layers.LinkType(147)
+
+// take builds the frame of rec into p and gives rec back to the pool. A
+// record of a datagram the proxy kept is written aside (linkTypeKept) and
+// its fault shown, but not decoded: take then returns ErrNoPacket.
 func (s *proxySource) take(rec *relayRec, p *capture.Packet) error {
+	if !rec.passed {
+		return s.takeKept(rec)
+	}
 	s.frame++
 	b := appendIPUDP(s.buf[:0], rec)
 	hdr := len(b)
@@ -154,4 +170,26 @@ func appendIPUDP(b []byte, rec *relayRec) []byte {
 	b = binary.BigEndian.AppendUint16(b, rec.dst.Port())
 	b = binary.BigEndian.AppendUint16(b, uint16(min(udpLen, 0xFFFF)))
 	return append(b, 0, 0)
+}
+
+func (s *proxySource) takeKept(rec *relayRec) error {
+	s.frame++
+	b := appendIPUDP(s.buf[:0], rec)
+	b = append(b, rec.data...)
+	s.buf = b
+	ci := gopacket.CaptureInfo{Timestamp: rec.t.UTC(), CaptureLength: len(b), Length: len(b) - len(rec.data) + rec.length}
+	frame, fault := s.frame, rec.fault
+	s.r.pool <- rec
+	if s.w != nil {
+		p := capture.Packet{Frame: frame, LinkType: linkTypeKept, CaptureInfo: ci, Data: b}
+		if err := s.w.WriteComments(&p, []string{"bcdump proxy " + fault}); err != nil {
+			return s.fail(err)
+		}
+	}
+	if s.kept != nil {
+		if err := s.kept(frame, ci.Timestamp, fault); err != nil {
+			return err
+		}
+	}
+	return capture.ErrNoPacket
 }

@@ -79,6 +79,7 @@ type testHost struct {
 	mu     sync.Mutex
 	events []endpoint.Event
 	got    [][]byte // game payloads delivered
+	dups   uint64   // duplicates suppressed on links that ended
 }
 
 func newTestHost(t *testing.T, cfg endpoint.Config) *testHost {
@@ -95,6 +96,9 @@ func newTestHost(t *testing.T, cfg endpoint.Config) *testHost {
 		h.events = append(h.events, ev)
 		if ev.Kind == endpoint.EventMessage {
 			h.got = append(h.got, ev.Payload)
+		}
+		if ev.Kind == endpoint.EventDisconnected {
+			h.dups += ev.Peer.Stats().Duplicates
 		}
 	}
 	n, err := endpoint.Listen(endpoint.New(cfg), "127.0.0.1:0")
