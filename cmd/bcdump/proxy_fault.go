@@ -165,7 +165,9 @@ func faultErr(text string, pos, n int, msg, hint string) error {
 // caret under the fault, as a filter error shows it.
 type faultError struct{ fe *filter.Error }
 
-func (e *faultError) Error() string { return "--fault: " + strings.TrimPrefix(e.fe.Error(), "filter: ") }
+func (e *faultError) Error() string {
+	return "--fault: " + strings.TrimPrefix(e.fe.Error(), "filter: ")
+}
 
 // faultJudge decides, for one relay goroutine, which rules a datagram
 // triggers. It has its own compiled filters and decoder state: the

@@ -116,9 +116,9 @@ func startRelay(opt relayOptions) (*relay, error) {
 		server: unmapped(server.AddrPort()), serverUDP: server,
 		clients: map[netip.AddrPort]*relayClient{},
 		pool:    make(chan *relayRec, opt.queue), queue: make(chan *relayRec, opt.queue),
-		judge:   len(opt.rules) > 0 || opt.dropMalformed,
-		faults:  make([]atomic.Uint64, len(opt.rules)),
-		done:    make(chan struct{}),
+		judge:  len(opt.rules) > 0 || opt.dropMalformed,
+		faults: make([]atomic.Uint64, len(opt.rules)),
+		done:   make(chan struct{}),
 	}
 	for i := 0; i < opt.queue; i++ {
 		r.pool <- &relayRec{data: make([]byte, 0, relayRecCap)}
