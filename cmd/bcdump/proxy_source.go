@@ -19,6 +19,7 @@ import (
 type proxySource struct {
 	r     *relay
 	tick  *time.Ticker
+	poll  *time.Timer
 	frame int
 	buf   []byte
 	// fault is the fault record of the frame last handed out (Next's
@@ -36,29 +37,45 @@ type proxySource struct {
 }
 
 func newProxySource(r *relay, tick time.Duration) *proxySource {
-	return &proxySource{r: r, tick: time.NewTicker(tick), buf: make([]byte, 0, 48+relayRecCap)}
+	poll := time.NewTimer(time.Hour)
+	poll.Stop()
+	return &proxySource{r: r, tick: time.NewTicker(tick), poll: poll, buf: make([]byte, 0, 48+relayRecCap)}
 }
 
 func (s *proxySource) Next(p *capture.Packet) error {
-	select {
-	case <-s.tick.C:
-		return s.flushTick()
-	default:
-	}
-	select {
-	case rec := <-s.r.queue:
-		return s.take(rec, p)
-	case <-s.tick.C:
-		return s.flushTick()
-	case <-s.r.done:
+	for {
+		select {
+		case <-s.tick.C:
+			return s.flushTick()
+		default:
+		}
 		select {
 		case rec := <-s.r.queue:
 			return s.take(rec, p)
 		default:
-			return io.EOF
+		}
+		// Nothing queued: look again after proxyPoll. The decoder never
+		// waits on the queue itself, so the relay's send never wakes it
+		// ahead of the relay's own goroutines (a woken receiver runs
+		// next on that CPU): decoding keeps off the relay path.
+		s.poll.Reset(proxyPoll)
+		select {
+		case <-s.poll.C:
+		case <-s.tick.C:
+			return s.flushTick()
+		case <-s.r.done:
+			select {
+			case rec := <-s.r.queue:
+				return s.take(rec, p)
+			default:
+				return io.EOF
+			}
 		}
 	}
 }
+
+// proxyPoll is how long the decoder sleeps when its queue is empty.
+const proxyPoll = 2 * time.Millisecond
 
 func (s *proxySource) flushTick() error {
 	if s.w != nil {
