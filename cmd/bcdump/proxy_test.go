@@ -268,9 +268,8 @@ func TestProxyJoinChatLeave(t *testing.T) {
 	cl.join(t, pr.addr)
 	chat := append([]byte{0x2C, 0x02, 0, 0, 0, 5, 0}, "hello"...)
 	cl.send(chat, true)
-	big := bytes.Repeat([]byte{0x21, 2, 3, 4, 5}, 240) // 1200 bytes: three fragments
-	cl.send(big, true)
-	cl.send([]byte{0x1C, 1, 2, 3, 4}, false)
+	cl.send(bigChat(), true) // three fragments
+	cl.send(chat, false)
 	if !host.real {
 		waitFor(t, "the host to get 3 messages", func() bool { host.mu.Lock(); defer host.mu.Unlock(); return len(host.got) == 3 })
 		host.node.Do(func(e *endpoint.Endpoint) { _ = e.Send(e.Peers()[0], chat, true) })
@@ -283,6 +282,9 @@ func TestProxyJoinChatLeave(t *testing.T) {
 	pr.finish(t)
 	if pr.code != 0 {
 		t.Fatalf("proxy exit %d: %s", pr.code, pr.err.String())
+	}
+	if host.real {
+		t.Logf("against %s:\n%s", host.addr, pr.err.String())
 	}
 	// What the endpoints logged, as the capture should show it.
 	var want []string
