@@ -197,7 +197,8 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	// events are shown as found, not only in the final summary.
 	sess := dissect.NewSession(dissect.SessionOptions{Options: opt, Mode: dissect.Serial, EventsAsFound: true})
 	st := stats.NewStats()
-	shown := &liveShown{src: src, sess: sess, rep: rep, status: newStatusLine(s), count: o.count}
+	shown := &liveShown{name: src.Name(), drops: func() uint64 { return src.Stats().Drops },
+		sess: sess, rep: rep, status: newStatusLine(s), count: o.count}
 	var show dissect.Sink = shown
 	if flt != nil {
 		show = query.NewSelect(shown, query.SelectOptions{Filter: flt})
@@ -219,7 +220,8 @@ func liveSinks(st *stats.Stats, gate *severityGate, show dissect.Sink) dissect.S
 // liveShown is what bcdump live shows as it goes: the reporter's output
 // with the status line around it, and the -c limit.
 type liveShown struct {
-	src    *capture.Live
+	name   string        // the interface (live) or the proxy's address
+	drops  func() uint64 // datagrams lost before decoding: the kernel's drops, the proxy's skips
 	sess   *dissect.Session
 	rep    render.Reporter
 	status *statusLine
@@ -228,7 +230,7 @@ type liveShown struct {
 	printed     int    // datagrams handed to the reporter
 	dgAnomalies int    // anomalies on datagrams; events are counted by the Session
 	flows       int    // for the status line, as of the last tick
-	drops       uint64 // likewise
+	dropped     uint64 // likewise
 }
 
 func (l *liveShown) Datagram(dg *dissect.Datagram) error {
@@ -266,7 +268,7 @@ func (l *liveShown) Finish(end []dissect.Event) error {
 // the same tick).
 func (l *liveShown) Tick(time.Time) error {
 	if l.status.on {
-		l.flows, l.drops = len(l.sess.Flows()), l.src.Stats().Drops
+		l.flows, l.dropped = len(l.sess.Flows()), l.drops()
 		l.status.draw(l.statusText())
 	}
 	return nil
@@ -278,7 +280,7 @@ func (l *liveShown) statusText() string {
 		l.flows = len(l.sess.Flows()) // a datagram shown before the first tick has its flow
 	}
 	return fmt.Sprintf("%s: %d datagrams, %d flows, %d anomalies, %d dropped",
-		l.src.Name(), l.printed, l.flows, l.dgAnomalies+l.sess.EventsFound(), l.drops)
+		l.name, l.printed, l.flows, l.dgAnomalies+l.sess.EventsFound(), l.dropped)
 }
 
 // finishLive reports the end of the capture whatever stopped it: the -w

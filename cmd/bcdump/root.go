@@ -95,7 +95,8 @@ func runWith(s *streams, args []string) int {
 // the expression.
 func errorText(err error) string {
 	var fe *filter.Error
-	if errors.As(err, &fe) {
+	var pe *faultError
+	if errors.As(err, &fe) || errors.As(err, &pe) {
 		return quote.EscapeLines(err.Error())
 	}
 	return quote.Escape(err.Error())
@@ -121,6 +122,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
+	root.AddCommand(newProxyCmd(s))
 	root.AddCommand(newConvertCmd(s))
 	installHelp(root, s)
 	registerCompletions(root)
