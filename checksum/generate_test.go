@@ -12,7 +12,7 @@ import (
 // the file's own path, so every content hash differs.
 func gameTree(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := tempDir(t)
 	files := []string{
 		"scripts/App.pyc",
 		"scripts/Autoexec.pyc",
@@ -199,7 +199,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestGenerateErrors(t *testing.T) {
-	empty := t.TempDir()
+	empty := tempDir(t)
 	file := filepath.Join(empty, "file")
 	writeFile(t, file, nil)
 	for _, dir := range []string{filepath.Join(empty, "nope"), file, empty} {

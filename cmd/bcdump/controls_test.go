@@ -72,7 +72,7 @@ func around(s string, i int) string {
 // and bidi control, and checks that no output stream holds one raw (HTML
 // escapes differently and has its own tests); JSON stays valid JSON.
 func TestNoRawControls(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	name := hostileName()
 	capA := filepath.Join(dir, "a"+name+".pcap")
 	capB := filepath.Join(dir, "b"+name+".pcap")

@@ -98,7 +98,7 @@ var goldenReused = map[string]string{
 // and stderr are kept too (NAME.status) when they are not 0 and empty.
 func TestGoldenCommands(t *testing.T) {
 	for _, c := range goldenCaptures {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		data, err := os.ReadFile(c.path)
 		if err != nil {
 			t.Fatal(err)

@@ -28,7 +28,7 @@ func TestWritersFIFOInPlace(t *testing.T) {
 		}, samplePcap})
 	for _, wc := range cases {
 		t.Run(wc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			in, _ := copyInput(t, wc.input, dir)
 			out := filepath.Join(dir, "fifo")
 			if wc.name == "wireshark install" {

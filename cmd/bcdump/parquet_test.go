@@ -17,7 +17,7 @@ import (
 func TestReadParquet(t *testing.T) {
 	for _, c := range traceCaptures {
 		t.Run(filepath.Base(c), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "msgs.parquet")
+			out := filepath.Join(tempDir(t), "msgs.parquet")
 			if code, o, errs := runCLI(t, nil, "read", "-F", "parquet", "-o", out, c); code != 0 || o != "" {
 				t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
 			}

@@ -14,7 +14,7 @@ import (
 // profilePcap writes dissecttest.ProfileSession(p) to a temporary pcap.
 func profilePcap(t *testing.T, name string, p dissecttest.ProfileParams) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name+".pcap")
+	path := filepath.Join(tempDir(t), name+".pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestProfileCommand(t *testing.T) {
 	}{
 		{[]string{"profile", "--format", "xml", path}, "--format"},
 		{[]string{"profile", "--dup-window", "soon", path}, "--dup-window"},
-		{[]string{"profile", filepath.Join(t.TempDir(), "missing.pcap")}, "no such file"},
+		{[]string{"profile", filepath.Join(tempDir(t), "missing.pcap")}, "no such file"},
 		{[]string{"profile", "--fail-on", "note", path}, "--fail-on note"}, // the chat retransmits
 	} {
 		code, _, errs := runCLI(t, nil, tc.args...)
@@ -80,7 +80,7 @@ func TestDiffProfile(t *testing.T) {
 	slower := profilePcap(t, "5hz", dissecttest.ProfileParams{UpdateHz: 5})
 	late := profilePcap(t, "late", dissecttest.ProfileParams{MissionInitDelay: 52 * time.Millisecond})
 	bitLate := profilePcap(t, "bitlate", dissecttest.ProfileParams{MissionInitDelay: 12 * time.Millisecond})
-	dir := t.TempDir()
+	dir := tempDir(t)
 	_, saved, _ := runCLI(t, nil, "profile", "--format", "json", base)
 	savedPath := filepath.Join(dir, "base.json")
 	if err := os.WriteFile(savedPath, []byte(saved), 0o644); err != nil {

@@ -40,7 +40,7 @@ func parseCapture(t *testing.T, path string) *pcapedit.File {
 
 func writeEdited(t *testing.T, name string, f *pcapedit.File) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name+".pcap")
+	path := filepath.Join(tempDir(t), name+".pcap")
 	if err := os.WriteFile(path, f.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func renumber(ws []want, n int) []want {
 // writeTemp writes b to dir/name and returns the path.
 func writeTemp(t *testing.T, name string, b []byte) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
+	path := filepath.Join(tempDir(t), name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestOpenFileAndProgress(t *testing.T) {
 	if err := r.Next(&p); err == nil || err == io.EOF {
 		t.Errorf("Next after Close: %v", err)
 	}
-	if _, err := Open(filepath.Join(t.TempDir(), "missing.pcap"), Options{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Open(filepath.Join(tempDir(t), "missing.pcap"), Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }

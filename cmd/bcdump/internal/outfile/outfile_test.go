@@ -38,7 +38,7 @@ func write(t *testing.T, path, s string) {
 }
 
 func TestRefusesInputs(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in := filepath.Join(dir, "in.pcap")
 	write(t, in, "capture")
 	sym := filepath.Join(dir, "sym.pcap")
@@ -93,7 +93,7 @@ func TestRefusesInputs(t *testing.T) {
 }
 
 func TestReplacesWhole(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	out := filepath.Join(dir, "out.html")
 	if err := WriteFile(out, []byte("one"), Options{}); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestReplacesWhole(t *testing.T) {
 // A failure in the middle (Abort instead of Commit) leaves the old file as
 // it was and no temporary file.
 func TestAbortKeepsOldFile(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	out := filepath.Join(dir, "out.pcapng")
 	write(t, out, "old")
 	f, err := Create(out, Options{})
@@ -160,7 +160,7 @@ func TestAbortKeepsOldFile(t *testing.T) {
 }
 
 func TestLinks(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	target := filepath.Join(dir, "target.lua")
 	link := filepath.Join(dir, "bcdump.lua")
 	write(t, target, "theirs")
@@ -203,7 +203,7 @@ func TestLinks(t *testing.T) {
 }
 
 func TestNoClobber(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	out := filepath.Join(dir, "report.html")
 	o := Options{NoClobber: true}
 	if err := WriteFile(out, []byte("one"), o); err != nil {
