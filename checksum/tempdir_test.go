@@ -12,3 +12,9 @@ func tempDir(tb testing.TB) string {
 	tb.Helper()
 	return transporttest.TempDir(tb)
 }
+
+// symlink is os.Symlink, failing also when no link was made although
+// os.Symlink said so, as under Wine (see transporttest.Symlink).
+func symlink(oldname, newname string) error {
+	return transporttest.Symlink(oldname, newname)
+}

@@ -21,7 +21,7 @@ func TestWritersFIFOInPlace(t *testing.T) {
 		}, samplePcap},
 		writerCase{"decrypt -w symlink to FIFO", func(in, out string) []string {
 			link := out + ".link"
-			if err := os.Symlink(out, link); err != nil {
+			if err := symlink(out, link); err != nil {
 				t.Fatal(err)
 			}
 			return []string{"decrypt", in, "-w", link}
