@@ -48,17 +48,19 @@ func TestProfileCommand(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	_, fromFile, _ := runCLI(t, nil, "profile", "--format", "json", path)
+	quoted, _ := json.Marshal(path) // backslashes on Windows
 	if code, fromStdin, _ := runCLI(t, data, "profile", "--format", "json", "-"); code != 0 ||
-		strings.Replace(fromStdin, `"stdin"`, `"`+path+`"`, 1) != fromFile {
+		strings.Replace(fromStdin, `"stdin"`, string(quoted), 1) != fromFile {
 		t.Errorf("stdin: code %d; output differs from the file's", code)
 	}
+	missing := filepath.Join(tempDir(t), "missing.pcap")
 	for _, tc := range []struct {
 		args []string
 		err  string
 	}{
 		{[]string{"profile", "--format", "xml", path}, "--format"},
 		{[]string{"profile", "--dup-window", "soon", path}, "--dup-window"},
-		{[]string{"profile", filepath.Join(tempDir(t), "missing.pcap")}, "no such file"},
+		{[]string{"profile", missing}, openError(missing)},
 		{[]string{"profile", "--fail-on", "note", path}, "--fail-on note"}, // the chat retransmits
 	} {
 		code, _, errs := runCLI(t, nil, tc.args...)

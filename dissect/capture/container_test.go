@@ -242,7 +242,7 @@ func TestTruncatedFile(t *testing.T) {
 			}
 			const msg = "capture.pcap: frame 13: truncated record (unexpected EOF)"
 			var fe *FrameError
-			if !errors.As(err, &fe) || fe.Frame != 13 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasSuffix(err.Error(), "/"+msg) {
+			if !errors.As(err, &fe) || fe.Frame != 13 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasSuffix(err.Error(), string(filepath.Separator)+msg) {
 				t.Fatalf("error %v, want ...%s", err, msg)
 			}
 			var p Packet
@@ -277,7 +277,7 @@ func TestNotACapture(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(writeTemp(t, "capture.pcap", tc.file), Options{})
-			if !errors.Is(err, ErrNotCapture) || !strings.HasSuffix(err.Error(), "/"+tc.msg) {
+			if !errors.Is(err, ErrNotCapture) || !strings.HasSuffix(err.Error(), string(filepath.Separator)+tc.msg) {
 				t.Fatalf("error %q, want %q", err, tc.msg)
 			}
 		})
