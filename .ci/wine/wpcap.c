@@ -30,10 +30,11 @@
  *   pcap_setdirection  fails with PCAP_ERROR and a message from
  *                    pcap_geterr, as libpcap does where a capture cannot
  *                    choose a direction (bcdump does not call it);
- *   pcap_hopen_offline  opens the file the Windows handle names, when
- *                    the handle is at the file's start, with
- *                    pcap_open_offline; otherwise it fails saying so;
- *   pcap_close, pcap_geterr  forget a handle / return the message above.
+ *   pcap_hopen_offline  fails, saying why: Wine 8's pcap_open_offline
+ *                    is a stub that aborts the process (bcdump reads
+ *                    capture files itself, not through wpcap.dll);
+ *   pcap_close, pcap_geterr  forget a handle / return the message above
+ *                    (once; after that, the real one's).
  *
  * Only CI uses it: it is no part of bcdump's releases.
  */
@@ -82,7 +83,6 @@ static int (*real_activate)(pcap_t *);
 static int (*real_next_ex)(pcap_t *, void **, const unsigned char **);
 static void (*real_close)(pcap_t *);
 static char *(*real_geterr)(pcap_t *);
-static pcap_t *(*real_open_offline)(const char *, char *);
 static int (*setnonblock)(pcap_t *, int, char *);
 
 /* What this DLL knows of a handle. */
@@ -92,6 +92,7 @@ struct handle {
 	int live;       /* activated live capture, in non-blocking mode */
 	int immediate;  /* pcap_set_immediate_mode's setting */
 	char err[PCAP_ERRBUF_SIZE]; /* set by pcap_setdirection */
+	int err_new; /* err not yet returned by pcap_geterr */
 };
 
 #define MAX_HANDLES 256
@@ -210,8 +211,10 @@ int pcap_setdirection(pcap_t *p, int dir)
 	(void)dir;
 	EnterCriticalSection(&lock);
 	struct handle *h = find(p, 1);
-	if (h)
+	if (h) {
 		snprintf(h->err, sizeof h->err, "Setting direction is not supported on this device");
+		h->err_new = 1;
+	}
 	LeaveCriticalSection(&lock);
 	return PCAP_ERROR;
 }
@@ -221,34 +224,21 @@ char *pcap_geterr(pcap_t *p)
 	char *msg = NULL;
 	EnterCriticalSection(&lock);
 	struct handle *h = find(p, 0);
-	if (h && h->err[0])
-		msg = h->err; /* lives until pcap_close, as libpcap's does */
+	if (h && h->err_new) {
+		/* Once: later errors are the real wpcap.dll's. The text
+		 * lives until pcap_close, as libpcap's does. */
+		msg = h->err;
+		h->err_new = 0;
+	}
 	LeaveCriticalSection(&lock);
 	return msg ? msg : real_geterr(p);
 }
 
 pcap_t *pcap_hopen_offline(INT_PTR osfd, char *errbuf)
 {
-	HANDLE f = (HANDLE)osfd;
-	LARGE_INTEGER zero = {0}, pos;
-	char path[MAX_PATH + 8];
-	if (!SetFilePointerEx(f, zero, &pos, FILE_CURRENT)) {
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "pcap_hopen_offline: not a file handle (error %lu)", GetLastError());
-		return NULL;
-	}
-	if (pos.QuadPart != 0) {
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "pcap_hopen_offline: this wpcap.dll reads a file from its start only (handle at offset %lld)", pos.QuadPart);
-		return NULL;
-	}
-	DWORD n = GetFinalPathNameByHandleA(f, path, MAX_PATH, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
-	if (n == 0 || n >= MAX_PATH) {
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "pcap_hopen_offline: no path for the handle (error %lu)", GetLastError());
-		return NULL;
-	}
-	const char *name = path;
-	if (strncmp(name, "\\\\?\\", 4) == 0)
-		name += 4;
-	return real_open_offline(name, errbuf);
+	(void)osfd;
+	snprintf(errbuf, PCAP_ERRBUF_SIZE, "pcap_hopen_offline: Wine's wpcap.dll cannot read capture files (its pcap_open_offline is a stub)");
+	return NULL;
 }
 
 /* load finds Wine's wpcap.dll in System32 and every function above in
@@ -279,7 +269,6 @@ static BOOL load(void)
 	RESOLVE_AS(real_next_ex, "pcap_next_ex")
 	RESOLVE_AS(real_close, "pcap_close")
 	RESOLVE_AS(real_geterr, "pcap_geterr")
-	RESOLVE_AS(real_open_offline, "pcap_open_offline")
 	RESOLVE_AS(setnonblock, "pcap_setnonblock")
 	return ok;
 }
