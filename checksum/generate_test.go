@@ -12,7 +12,7 @@ import (
 // the file's own path, so every content hash differs.
 func gameTree(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := tempDir(t)
 	files := []string{
 		"scripts/App.pyc",
 		"scripts/Autoexec.pyc",
@@ -199,7 +199,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestGenerateErrors(t *testing.T) {
-	empty := t.TempDir()
+	empty := tempDir(t)
 	file := filepath.Join(empty, "file")
 	writeFile(t, file, nil)
 	for _, dir := range []string{filepath.Join(empty, "nope"), file, empty} {
@@ -215,7 +215,7 @@ func TestGenerateErrors(t *testing.T) {
 // A directory symlink loop is not followed.
 func TestGenerateSymlinkLoop(t *testing.T) {
 	root := gameTree(t)
-	if err := os.Symlink("..", filepath.Join(root, "scripts/ships/loop")); err != nil {
+	if err := symlink("..", filepath.Join(root, "scripts/ships/loop")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
 	m, err := Generate(root)

@@ -117,7 +117,7 @@ func TestFlowMemoryMillionFlows(t *testing.T) {
 		t.Skip("a million flows: 2 million datagrams, 190 MB of capture")
 	}
 	const flows = 1000000
-	path := filepath.Join(t.TempDir(), "manyflows.pcap")
+	path := filepath.Join(tempDir(t), "manyflows.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

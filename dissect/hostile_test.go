@@ -196,7 +196,7 @@ func TestHostileDissect(t *testing.T) {
 			if tt.pcapng {
 				binary.LittleEndian.PutUint32(file[len(file)-4:], 0xFFFFFFF0)
 			}
-			path := filepath.Join(t.TempDir(), "hostile.pcap")
+			path := filepath.Join(tempDir(t), "hostile.pcap")
 			if err := os.WriteFile(path, file, 0o644); err != nil {
 				t.Fatal(err)
 			}

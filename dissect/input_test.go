@@ -39,7 +39,7 @@ func TestDissectAutoPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 	movedBytes := pcapedit.MovePort(f, 22101, 23000).Bytes()
-	moved := filepath.Join(t.TempDir(), "moved.pcap")
+	moved := filepath.Join(tempDir(t), "moved.pcap")
 	if err := os.WriteFile(moved, movedBytes, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestDissectAutoPorts(t *testing.T) {
 
 // A missing input is an error before anything is opened.
 func TestDissectMissing(t *testing.T) {
-	res, err := dissect.Dissect(context.Background(), dissect.Input{Name: filepath.Join(t.TempDir(), "none.pcap")}, dissect.RunOptions{}, &frames{})
+	res, err := dissect.Dissect(context.Background(), dissect.Input{Name: filepath.Join(tempDir(t), "none.pcap")}, dissect.RunOptions{}, &frames{})
 	if err == nil || res.Opened || res.Session != nil {
 		t.Errorf("err %v, opened %v", err, res.Opened)
 	}

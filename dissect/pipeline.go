@@ -324,11 +324,12 @@ const (
 	coreCheckLow = 4
 )
 
-// coreCheckEvery (batches) and cpuProbe, what Auto measures the process's
-// cores with, are variables for the tests.
+// coreCheckEvery (batches), and cpuProbe and wallClock, what Auto
+// measures the process's cores with, are variables for the tests.
 var (
 	coreCheckEvery = 256
 	cpuProbe       = processCPU
+	wallClock      = time.Now
 )
 
 // crowded checks, in the read turn, whether the pipeline got too few cores
@@ -347,13 +348,18 @@ func (p *pipe) crowded() bool {
 		p.probe = nil
 		return false
 	}
-	now := time.Now()
+	now := wallClock()
 	// The first window (start-up, warming the slots) only sets the mark;
 	// a window is a few milliseconds, so one short of cores may be a
 	// passing hiccup (a GC cycle, a short-lived process): coreCheckLow in
-	// a row decide.
+	// a row decide. Windows' clock may move only every 0.5-15.6 ms: until
+	// it has moved, the window goes on.
 	if p.batches > 1 {
-		if wall := now.Sub(p.lastWall); wall > 0 && float64(cpu-p.lastCPU) < coreCheckMin*float64(wall) {
+		wall := now.Sub(p.lastWall)
+		if wall <= 0 {
+			return false
+		}
+		if float64(cpu-p.lastCPU) < coreCheckMin*float64(wall) {
 			if p.low++; p.low >= coreCheckLow {
 				p.toSerial = true
 				return true

@@ -84,7 +84,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	cut := filepath.Join(tempDir(t), "cut.pcap")
 	if err := os.WriteFile(cut, raw[:len(raw)*2/3], 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func loadSource(t testing.TB, path string) *replicate.Source {
 // writeReplica writes src replicated with opt to a temporary file.
 func writeReplica(t testing.TB, src *replicate.Source, opt replicate.Options) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "replicated.pcap")
+	path := filepath.Join(tempDir(t), "replicated.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestParallelEdges(t *testing.T) {
 		{"empty", hdr, false},
 		{"broken first record", broken, true},
 	} {
-		path := filepath.Join(t.TempDir(), "f.pcap")
+		path := filepath.Join(tempDir(t), "f.pcap")
 		if err := os.WriteFile(path, tt.data, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -73,7 +73,7 @@ func benchCapture(b *testing.B) ([]byte, int) {
 // benchmarks that go through the command line (file I/O from page cache).
 func benchFile(b *testing.B) (string, int) {
 	data, n := benchCapture(b)
-	path := filepath.Join(b.TempDir(), "session3-replicated.pcap")
+	path := filepath.Join(tempDir(b), "session3-replicated.pcap")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestCompressedCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	compress := func(name string, w func(io.Writer) (io.WriteCloser, error)) string {
 		var b bytes.Buffer
 		zw, err := w(&b)

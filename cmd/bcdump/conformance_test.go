@@ -179,7 +179,7 @@ func TestConformanceTruth(t *testing.T) {
 // each must succeed and say something, and every filter field of bcdump
 // fields must parse and run (most select frames there).
 func TestConformanceOutputs(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	runs := [][]string{
 		{"read", "--color", "never", conformancePcap},
 		{"read", "-F", "json", conformancePcap},
@@ -391,7 +391,7 @@ func TestWiresharkPluginLuaReassemblyBounds(t *testing.T) {
 			continue
 		}
 		s, _ := dissecttest.Anomaly(code)
-		path := filepath.Join(t.TempDir(), name+".pcap")
+		path := filepath.Join(tempDir(t), name+".pcap")
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)

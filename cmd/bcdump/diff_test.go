@@ -46,7 +46,7 @@ func chatVariant(t *testing.T) string {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "chat.pcap")
+	path := filepath.Join(tempDir(t), "chat.pcap")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func chatVariant(t *testing.T) string {
 }
 
 func TestDiffExitCodes(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	_, trace, _ := runCLI(t, nil, "read", "--format", "json", samplePcap)
 	tracePath := filepath.Join(dir, "sample.json")
 	if err := os.WriteFile(tracePath, []byte(trace), 0o644); err != nil {
@@ -160,7 +160,7 @@ func TestDiffIgnoreTypo(t *testing.T) {
 // moved (found by -p auto, or given): diff decodes both sides as read does.
 func TestDiffSameConversation(t *testing.T) {
 	for _, src := range []string{samplePcap, testdata + "/captures/stock-excerpts.pcap", testdata + "/captures/openbc-session-2.pcap"} {
-		plain := filepath.Join(t.TempDir(), "plain.pcap")
+		plain := filepath.Join(tempDir(t), "plain.pcap")
 		if code, _, errs := runCLI(t, nil, "decrypt", src, "-w", plain); code != exitOK {
 			t.Fatalf("decrypt %s: exit %d: %s", src, code, errs)
 		}

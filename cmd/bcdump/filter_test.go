@@ -298,7 +298,7 @@ func TestFilterErrors(t *testing.T) {
 	// A session.* field outside bcdump session says where it works.
 	for _, cmd := range [][]string{
 		{"read", "-Y", `session.verdict == "never entered"`, samplePcap},
-		{"report", "-Y", "bc.session.entered", "-o", filepath.Join(t.TempDir(), "r.html"), samplePcap},
+		{"report", "-Y", "bc.session.entered", "-o", filepath.Join(tempDir(t), "r.html"), samplePcap},
 		{"stats", "-Y", "session.name", samplePcap},
 	} {
 		code, _, errs := runCLI(t, nil, cmd...)
@@ -480,7 +480,7 @@ func readFrames(t *testing.T, path string) map[int]frameCopy {
 func TestReadWrite(t *testing.T) {
 	c := testdata + "/captures/openbc-session-3.pcap"
 	expr := `anomalies.code == "checksum-dir-hash"`
-	dir := t.TempDir()
+	dir := tempDir(t)
 	out := filepath.Join(dir, "sel.pcapng")
 	code, stdout, errs := runCLI(t, nil, "read", "-Y", expr, "-w", out, c)
 	if code != exitOK || stdout != "" {
@@ -604,7 +604,7 @@ func TestReadWriteFragments(t *testing.T) {
 	if fr.Split == 0 {
 		t.Fatal("nothing was fragmented")
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in := filepath.Join(dir, "frag.pcap")
 	if err := os.WriteFile(in, fr.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func TestParseByteSize(t *testing.T) {
 // --flow-memory reaches the tracker: under a small bound, flows are
 // evicted with a note naming the flag; a bad size is one line, exit 2.
 func TestFlowMemoryFlag(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "flows.pcap")
+	path := filepath.Join(tempDir(t), "flows.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

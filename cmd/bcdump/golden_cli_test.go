@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -98,7 +99,7 @@ var goldenReused = map[string]string{
 // and stderr are kept too (NAME.status) when they are not 0 and empty.
 func TestGoldenCommands(t *testing.T) {
 	for _, c := range goldenCaptures {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		data, err := os.ReadFile(c.path)
 		if err != nil {
 			t.Fatal(err)
@@ -121,9 +122,13 @@ func TestGoldenCommands(t *testing.T) {
 					args[i] = a
 				}
 				code, out, errs := runCLI(t, nil, args...)
-				// The copy's directory differs from run to run.
-				out = strings.ReplaceAll(out, dir, "TMPDIR")
-				errs = strings.ReplaceAll(errs, dir, "TMPDIR")
+				// The copy's directory differs from run to run. The
+				// goldens show it as TMPDIR/, whatever the separator
+				// (on Windows \, written \\ inside JSON strings).
+				quoted, _ := json.Marshal(dir + string(filepath.Separator))
+				tmp := strings.NewReplacer(dir+string(filepath.Separator), "TMPDIR/",
+					strings.Trim(string(quoted), `"`), "TMPDIR/", dir, "TMPDIR")
+				out, errs = tmp.Replace(out), tmp.Replace(errs)
 				checkCLIGolden(t, name, out, code, errs)
 			})
 		}

@@ -86,7 +86,7 @@ func TestHashFileVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(t.TempDir(), "App.pyc")
+		path := filepath.Join(tempDir(t), "App.pyc")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestHashFileVectors(t *testing.T) {
 }
 
 func TestHashErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	good := filepath.Join(dir, "Autoexec.pyc")
 	if err := os.WriteFile(good, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestHashFileLarge(t *testing.T) {
 	for i := range b {
 		b[i] = byte(i*7 + i>>8)
 	}
-	path := filepath.Join(t.TempDir(), "Big.pyc")
+	path := filepath.Join(tempDir(t), "Big.pyc")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}

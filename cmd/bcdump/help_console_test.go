@@ -17,7 +17,7 @@ import (
 // topic compared.
 func TestHelpConsoleExamples(t *testing.T) {
 	all := docs(t)
-	dir := t.TempDir()
+	dir := tempDir(t)
 	sample, _ := os.ReadFile(samplePcap)
 	os.WriteFile(filepath.Join(dir, "sample.pcap"), sample, 0o644)
 	os.WriteFile(filepath.Join(dir, "not.json"), []byte(`{"not":"a manifest"}`+"\n"), 0o644)

@@ -36,7 +36,7 @@ func countFrames(path string) int {
 func TestLiveWriteKilled(t *testing.T) {
 	needLive(t)
 	ls := newLoopSession(t)
-	dir := t.TempDir()
+	dir := tempDir(t)
 	path := filepath.Join(dir, "live.pcapng")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)

@@ -118,7 +118,7 @@ func checkWritten(t *testing.T, path, stderr string, gamePort []string) {
 func TestLiveSIGPIPE(t *testing.T) {
 	needLive(t)
 	ls := newLoopSession(t)
-	path := filepath.Join(t.TempDir(), "live.pcapng")
+	path := filepath.Join(tempDir(t), "live.pcapng")
 	c := startLiveChild(t, append([]string{"-i", "lo", "--duration", "45s", "-w", path}, ls.gamePort...)...)
 	ls.send(t, 0, 1)
 	line, err := bufio.NewReader(c.stdout).ReadString('\n')
@@ -144,7 +144,7 @@ func TestLiveStopSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			ls := newLoopSession(t)
-			path := filepath.Join(t.TempDir(), "live.pcapng")
+			path := filepath.Join(tempDir(t), "live.pcapng")
 			c := startLiveChild(t, append([]string{"-i", "lo", "--duration", "45s", "-w", path}, ls.gamePort...)...)
 			const sent = 8
 			ls.send(t, 0, sent)

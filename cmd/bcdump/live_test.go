@@ -177,7 +177,7 @@ func (ls *loopSession) referencePcap(t *testing.T, times []time.Time) string {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "reference.pcap")
+	path := filepath.Join(tempDir(t), "reference.pcap")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestLiveLoopbackSession(t *testing.T) {
 func testLiveSession(t *testing.T, iface string) {
 	ls := newLoopSession(t)
 	n := len(ls.sess.Datagrams)
-	wfile := filepath.Join(t.TempDir(), "live.pcapng")
+	wfile := filepath.Join(tempDir(t), "live.pcapng")
 	args := append([]string{"-i", iface, "-c", strconv.Itoa(n), "--format", "json", "-w", wfile, "--duration", "45s"}, ls.gamePort...)
 	start := time.Now()
 	c := startLive(t, args...)
@@ -405,7 +405,7 @@ func TestLiveFilter(t *testing.T) {
 	needLive(t)
 	ls := newLoopSession(t)
 	n := len(ls.sess.Datagrams)
-	wfile := filepath.Join(t.TempDir(), "live.pcapng")
+	wfile := filepath.Join(tempDir(t), "live.pcapng")
 	args := append([]string{"-i", "lo", "-Y", "kind == game and dir == s2c", "--format", "json", "-w", wfile, "--duration", "3s"}, ls.gamePort...)
 	c := startLive(t, args...)
 	ls.send(t, 0, n)

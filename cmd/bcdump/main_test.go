@@ -150,7 +150,7 @@ func TestReadTruncatedCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "cut.pcap")
+	path := filepath.Join(tempDir(t), "cut.pcap")
 	if err := os.WriteFile(path, data[:len(data)-10], 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestReadTruncatedCapture(t *testing.T) {
 	if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "cut.pcap") || !strings.Contains(errs, "frame 27") {
 		t.Errorf("error %q should be one line naming the file and frame 27", errs)
 	}
-	notCapture := filepath.Join(t.TempDir(), "notes.txt")
+	notCapture := filepath.Join(tempDir(t), "notes.txt")
 	os.WriteFile(notCapture, []byte("hello, this is not a capture\n"), 0o644)
 	if code, _, errs := runCLI(t, nil, "read", notCapture); code != exitTrouble || !strings.Contains(errs, "notes.txt") {
 		t.Errorf("not a capture: code %d err %q", code, errs)
@@ -171,7 +171,7 @@ func TestReadTruncatedCapture(t *testing.T) {
 
 // decrypt -w writes a capture whose game payloads are plaintext.
 func TestDecryptCapture(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "plain.pcap")
+	out := filepath.Join(tempDir(t), "plain.pcap")
 	code, _, errs := runCLI(t, nil, "decrypt", samplePcap, "-w", out)
 	if code != 0 {
 		t.Fatalf("code %d err %q", code, errs)
@@ -226,7 +226,7 @@ func TestFlagValueErrors(t *testing.T) {
 
 // JSON and hex the user gave that does not parse is described in words.
 func TestBadInputMessages(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {

@@ -22,7 +22,7 @@ func TestManPagesCurrent(t *testing.T) {
 	committed := filepath.Join(testdata, "man")
 	// A fixed date: the committed pages must not change every day.
 	date := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
-	dir := t.TempDir()
+	dir := tempDir(t)
 	if *updateMan {
 		dir = committed
 		os.RemoveAll(dir)
@@ -56,7 +56,7 @@ func TestManPagesCurrent(t *testing.T) {
 
 // bcdump man DIR writes a page per command, with the sections a page has.
 func TestManCommand(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "man1")
+	dir := filepath.Join(tempDir(t), "man1")
 	t.Setenv("SOURCE_DATE_EPOCH", "1767384000")
 	code, _, errs := runCLI(t, nil, "man", dir)
 	if code != 0 || errs != "" {

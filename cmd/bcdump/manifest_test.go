@@ -14,7 +14,7 @@ import (
 // files no round asks for, and Multiplayer/Episode for round 0xFF.
 func fakeGame(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := tempDir(t)
 	for _, f := range []string{
 		"scripts/App.pyc",
 		"scripts/Autoexec.pyc",
@@ -47,7 +47,7 @@ func writeGameFile(t *testing.T, root, rel, content string) {
 // the name asked for; verify of the same tree finds nothing (exit 0).
 func TestManifestGenerateVerify(t *testing.T) {
 	game := fakeGame(t)
-	out := filepath.Join(t.TempDir(), "game.json")
+	out := filepath.Join(tempDir(t), "game.json")
 	code, stdout, errs := runCLI(t, nil, "manifest", "generate", game, "-o", out, "--name", "Test install")
 	if code != 0 || stdout != "" || errs != "bcdump: wrote "+out+": 5 rounds, 7 files, 2 subdirectories\n" {
 		t.Fatalf("generate: code %d out %q err %q", code, stdout, errs)
@@ -92,7 +92,7 @@ func TestManifestGenerateVerify(t *testing.T) {
 // verify lists each difference on its own line and exits 1.
 func TestManifestVerifyDifferences(t *testing.T) {
 	game := fakeGame(t)
-	out := filepath.Join(t.TempDir(), "game.json")
+	out := filepath.Join(tempDir(t), "game.json")
 	if code, _, errs := runCLI(t, nil, "manifest", "generate", game, "-o", out); code != 0 {
 		t.Fatalf("generate: %s", errs)
 	}
@@ -130,7 +130,7 @@ func TestManifestVerifyVanilla(t *testing.T) {
 }
 
 func TestManifestTrouble(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"directories": [{"index": 300}]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestManifestTrouble(t *testing.T) {
 	if code, _, errs := runCLI(t, nil, "manifest", "generate", fakeGame(t), "-o", good); code != 0 {
 		t.Fatal(errs)
 	}
-	empty := t.TempDir()
+	empty := tempDir(t)
 	tests := []struct {
 		name string
 		args []string
@@ -190,7 +190,7 @@ func TestReadManifest(t *testing.T) {
 	if code != exitFinding || !strings.Contains(errs, "1 anomaly at or above warn (first: seq-reuse)") {
 		t.Errorf("--fail-on warn: code %d err %q", code, errs)
 	}
-	if code, _, errs := runCLI(t, nil, "read", "--manifest", filepath.Join(t.TempDir(), "none.json"), stock); code != exitTrouble || !strings.Contains(errs, "--manifest") {
+	if code, _, errs := runCLI(t, nil, "read", "--manifest", filepath.Join(tempDir(t), "none.json"), stock); code != exitTrouble || !strings.Contains(errs, "--manifest") {
 		t.Errorf("missing manifest: code %d err %q", code, errs)
 	}
 }
@@ -198,7 +198,7 @@ func TestReadManifest(t *testing.T) {
 // Any JSON that is not a manifest (an object with other keys, a stats
 // JSON file) is rejected naming the key and the line, in one line.
 func TestReadBogusManifest(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	bogus := filepath.Join(dir, "bogus.json")
 	os.WriteFile(bogus, []byte(`{"not":"a manifest"}`), 0o644)
 	_, statsJSON, _ := runCLI(t, nil, "stats", "--format", "json", samplePcap)

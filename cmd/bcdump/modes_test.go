@@ -58,7 +58,7 @@ func TestModesPrintTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	cut := filepath.Join(tempDir(t), "cut.pcap")
 	if err := os.WriteFile(cut, data[:len(data)/5], 0o644); err != nil { // 14 batches, then a broken record
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestModesPrintTheSame(t *testing.T) {
 	}
 	// read -w writes the same annotated frames.
 	for _, f := range []string{s2, cut} {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		ref := filepath.Join(dir, "serial.pcapng")
 		code, _, errs := runSerial(t, "read", "-Y", "anomalies", "-w", ref, f)
 		want, _ := os.ReadFile(ref) // none when the capture is broken

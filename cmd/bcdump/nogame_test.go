@@ -20,7 +20,7 @@ func dnsCapture(t *testing.T, n int) string {
 		q := []byte{byte(i), 0x34, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1}
 		s.Add(time.Millisecond, i%2 == 0, q)
 	}
-	path := filepath.Join(t.TempDir(), "dns.pcap")
+	path := filepath.Join(tempDir(t), "dns.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func dnsCapture(t *testing.T, n int) string {
 // (diff: 0, both sides empty alike).
 func TestNoGameTraffic(t *testing.T) {
 	dns := dnsCapture(t, 20)
-	out := filepath.Join(t.TempDir(), "r.html")
+	out := filepath.Join(tempDir(t), "r.html")
 	want := "bcdump: " + dns + ": 20 UDP datagrams, none on port 22101; other ports: 53 (20); none of them carries BC traffic\n"
 	for _, tt := range []struct {
 		args []string

@@ -20,7 +20,7 @@ func TestReadUnsupportedLinkType(t *testing.T) {
 	}
 	wifi := append([]byte(nil), data...)
 	binary.LittleEndian.PutUint32(wifi[20:], 105) // IEEE 802.11
-	path := filepath.Join(t.TempDir(), "wifi.pcap")
+	path := filepath.Join(tempDir(t), "wifi.pcap")
 	os.WriteFile(path, wifi, 0o644)
 	code, out, errs := runCLI(t, nil, "read", path)
 	if code != exitTrouble || out != "" || strings.Count(errs, "\n") != 1 ||
@@ -30,7 +30,7 @@ func TestReadUnsupportedLinkType(t *testing.T) {
 	if !strings.HasSuffix(errs, "; all 27 frames have it\n") {
 		t.Errorf("err %q does not count the frames", errs)
 	}
-	empty := filepath.Join(t.TempDir(), "empty-wifi.pcap")
+	empty := filepath.Join(tempDir(t), "empty-wifi.pcap")
 	os.WriteFile(empty, wifi[:24], 0o644)
 	if code, _, errs := runCLI(t, nil, "stats", empty); code != exitTrouble || !strings.Contains(errs, "empty-wifi.pcap: link type 802.11 (105) is not supported (bcdump reads") {
 		t.Errorf("no frames: exit %d err %q", code, errs)
@@ -40,7 +40,7 @@ func TestReadUnsupportedLinkType(t *testing.T) {
 // decrypt -w marks its copy; read decodes it as plaintext, the same
 // records as the original, for pcap and pcapng; --plain forces it.
 func TestDecryptRoundTrip(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	_, want, _ := runCLI(t, nil, "read", "-F", "json", samplePcap)
 	ng := filepath.Join(dir, "sample.pcapng")
 	if code, _, errs := runCLI(t, nil, "read", "-w", ng, samplePcap); code != 0 {
@@ -108,7 +108,7 @@ func stripRaw(jsonl string) string {
 func movedCapture(t *testing.T, src string) string {
 	t.Helper()
 	f := parseCapture(t, src)
-	path := filepath.Join(t.TempDir(), "moved-"+filepath.Base(src))
+	path := filepath.Join(tempDir(t), "moved-"+filepath.Base(src))
 	if err := os.WriteFile(path, pcapedit.MovePort(f, 22101, 2300).Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

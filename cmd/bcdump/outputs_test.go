@@ -18,7 +18,7 @@ type writerCase struct {
 }
 
 func writerCases(t *testing.T) []writerCase {
-	profileDoc := filepath.Join(t.TempDir(), "old.json")
+	profileDoc := filepath.Join(tempDir(t), "old.json")
 	code, doc, errs := runCLI(t, nil, "profile", "--format", "json", samplePcap)
 	if code != 0 {
 		t.Fatalf("profile: %d %s", code, errs)
@@ -26,7 +26,7 @@ func writerCases(t *testing.T) []writerCase {
 	if err := os.WriteFile(profileDoc, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	baseline := filepath.Join(t.TempDir(), "baseline.json")
+	baseline := filepath.Join(tempDir(t), "baseline.json")
 	if code, _, errs := runCLI(t, nil, "diff", "--profile", profileDoc, samplePcap, "--write-baseline", baseline); code == exitTrouble {
 		t.Fatalf("diff --write-baseline: %s", errs)
 	}
@@ -73,7 +73,7 @@ func TestWritersRefuseTheirInput(t *testing.T) {
 	for _, wc := range writerCases(t) {
 		for _, how := range []string{"same name", "symbolic link", "hard link"} {
 			t.Run(wc.name+"/"+how, func(t *testing.T) {
-				dir := t.TempDir()
+				dir := tempDir(t)
 				in, data := copyInput(t, wc.input, dir)
 				out := in
 				if wc.name == "wireshark install" {
@@ -81,7 +81,7 @@ func TestWritersRefuseTheirInput(t *testing.T) {
 				}
 				switch {
 				case how == "symbolic link" || how == "same name" && out != in:
-					if err := os.Symlink(in, out+".link"); err != nil {
+					if err := symlink(in, out+".link"); err != nil {
 						t.Skip("no symbolic links:", err)
 					}
 					if out != in {
@@ -134,7 +134,7 @@ func dirNames(t *testing.T, dir string) []string {
 
 // The capture on stdin counts as an input too.
 func TestWriterRefusesStdinFile(t *testing.T) {
-	in, data := copyInput(t, samplePcap, t.TempDir())
+	in, data := copyInput(t, samplePcap, tempDir(t))
 	for _, args := range [][]string{{"decrypt", "-", "-w", in}, {"read", "-", "-w", in}, {"report", "-", "-o", in}} {
 		f, err := os.Open(in)
 		if err != nil {
@@ -157,7 +157,7 @@ func TestWriterRefusesStdinFile(t *testing.T) {
 func TestWritersReplaceWhole(t *testing.T) {
 	for _, wc := range writerCases(t) {
 		t.Run(wc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			in, _ := copyInput(t, wc.input, dir)
 			target := filepath.Join(dir, "target")
 			out := filepath.Join(dir, "out")
@@ -165,7 +165,7 @@ func TestWritersReplaceWhole(t *testing.T) {
 				out = filepath.Join(dir, pluginFile)
 			}
 			os.WriteFile(target, []byte("old"), 0o644)
-			if err := os.Symlink(target, out); err != nil {
+			if err := symlink(target, out); err != nil {
 				t.Skip("no symbolic links:", err)
 			}
 			code, _, errs := runCLI(t, nil, wc.args(in, out)...)
@@ -199,7 +199,7 @@ func TestWriterFailureKeepsOldFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	cut := filepath.Join(dir, "cut.pcap")
 	if err := os.WriteFile(cut, data[:len(data)-10], 0o644); err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestWriterFailureKeepsOldFile(t *testing.T) {
 
 // report without -o writes report.html but never over an existing one.
 func TestReportDefaultKeepsExisting(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in, _ := copyInput(t, samplePcap, dir)
 	t.Chdir(dir)
 	if code, _, errs := runCLI(t, nil, "report", in); code != 0 {
@@ -249,11 +249,11 @@ func TestReportDefaultKeepsExisting(t *testing.T) {
 // bcdump man chose the page names: a link planted there is replaced, the
 // file it pointed to kept.
 func TestManReplacesLinks(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(t.TempDir(), "victim")
+	dir := tempDir(t)
+	victim := filepath.Join(tempDir(t), "victim")
 	os.WriteFile(victim, []byte("keep me"), 0o644)
 	page := filepath.Join(dir, "bcdump-read.1")
-	if err := os.Symlink(victim, page); err != nil {
+	if err := symlink(victim, page); err != nil {
 		t.Skip("no symbolic links:", err)
 	}
 	if code, _, errs := runCLI(t, nil, "man", dir); code != 0 {

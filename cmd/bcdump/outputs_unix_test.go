@@ -21,7 +21,7 @@ func TestWritersFIFOInPlace(t *testing.T) {
 		}, samplePcap},
 		writerCase{"decrypt -w symlink to FIFO", func(in, out string) []string {
 			link := out + ".link"
-			if err := os.Symlink(out, link); err != nil {
+			if err := symlink(out, link); err != nil {
 				t.Fatal(err)
 			}
 			return []string{"decrypt", in, "-w", link}
@@ -31,7 +31,7 @@ func TestWritersFIFOInPlace(t *testing.T) {
 			continue // a name bcdump chose: a FIFO there is refused (TestWiresharkInstallFIFO)
 		}
 		t.Run(wc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			in, _ := copyInput(t, wc.input, dir)
 			out := filepath.Join(dir, "fifo")
 			if err := syscall.Mkfifo(out, 0o600); err != nil {

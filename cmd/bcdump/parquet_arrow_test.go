@@ -91,7 +91,7 @@ func TestParquetIndependentReader(t *testing.T) {
 	chats := 0
 	for _, c := range parquetCaptures(t) {
 		t.Run(filepath.Base(c), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "msgs.parquet")
+			out := filepath.Join(tempDir(t), "msgs.parquet")
 			if code, o, errs := runCLI(t, nil, "read", "-F", "parquet", "-o", out, c); code != 0 || o != "" {
 				t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
 			}

@@ -80,7 +80,7 @@ func jsonTraceRows(t *testing.T, c string) []jsonTraceRow {
 func TestReadParquet(t *testing.T) {
 	for _, c := range parquetCaptures(t) {
 		t.Run(filepath.Base(c), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "msgs.parquet")
+			out := filepath.Join(tempDir(t), "msgs.parquet")
 			if code, o, errs := runCLI(t, nil, "read", "-F", "parquet", "-o", out, c); code != 0 || o != "" {
 				t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
 			}

@@ -31,7 +31,7 @@ func TestWindowsPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in := winPath(t, dir, "caps", "bc sample.pcap")
 	if err := os.WriteFile(in, sample, 0o644); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // profilePcap writes dissecttest.ProfileSession(p) to a temporary pcap.
 func profilePcap(t *testing.T, name string, p dissecttest.ProfileParams) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name+".pcap")
+	path := filepath.Join(tempDir(t), name+".pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -49,17 +49,19 @@ func TestProfileCommand(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	_, fromFile, _ := runCLI(t, nil, "profile", "--format", "json", path)
+	quoted, _ := json.Marshal(path) // backslashes on Windows
 	if code, fromStdin, _ := runCLI(t, data, "profile", "--format", "json", "-"); code != 0 ||
-		strings.Replace(fromStdin, `"stdin"`, `"`+path+`"`, 1) != fromFile {
+		strings.Replace(fromStdin, `"stdin"`, string(quoted), 1) != fromFile {
 		t.Errorf("stdin: code %d; output differs from the file's", code)
 	}
+	missing := filepath.Join(tempDir(t), "missing.pcap")
 	for _, tc := range []struct {
 		args []string
 		err  string
 	}{
 		{[]string{"profile", "--format", "xml", path}, "--format"},
 		{[]string{"profile", "--dup-window", "soon", path}, "--dup-window"},
-		{[]string{"profile", filepath.Join(t.TempDir(), "missing.pcap")}, "no such file"},
+		{[]string{"profile", missing}, openError(missing)},
 		{[]string{"profile", "--fail-on", "note", path}, "--fail-on note"}, // the chat retransmits
 	} {
 		code, _, errs := runCLI(t, nil, tc.args...)
@@ -81,7 +83,7 @@ func TestDiffProfile(t *testing.T) {
 	slower := profilePcap(t, "5hz", dissecttest.ProfileParams{UpdateHz: 5})
 	late := profilePcap(t, "late", dissecttest.ProfileParams{MissionInitDelay: 52 * time.Millisecond})
 	bitLate := profilePcap(t, "bitlate", dissecttest.ProfileParams{MissionInitDelay: 12 * time.Millisecond})
-	dir := t.TempDir()
+	dir := tempDir(t)
 	_, saved, _ := runCLI(t, nil, "profile", "--format", "json", base)
 	savedPath := filepath.Join(dir, "base.json")
 	if err := os.WriteFile(savedPath, []byte(saved), 0o644); err != nil {

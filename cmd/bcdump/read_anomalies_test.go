@@ -61,7 +61,7 @@ func writeSession(t *testing.T, s *dissecttest.Session, name string) string {
 	if err := s.WritePcap(&buf); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), name+".pcap")
+	path := filepath.Join(tempDir(t), name+".pcap")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ type seed001Line struct {
 func writeSeed001(t *testing.T, v dissecttest.Seed001Acks) (path string, firstFrame int, span time.Duration) {
 	t.Helper()
 	s := dissecttest.Seed001(v)
-	path = filepath.Join(t.TempDir(), v.String()+".pcap")
+	path = filepath.Join(tempDir(t), v.String()+".pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestSessionCLI(t *testing.T) {
 		{"folded", []string{"session", session3}, 0, []string{"payload-malformed x34 in StartFiring, 4.716-20.481 s"}},
 		{"color with json", []string{"session", "--color", "always", "-F", "json", samplePcap}, exitTrouble, []string{"-F json has no colour"}},
 		{"time format with json", []string{"session", "-t", "abs", "-F", "json", samplePcap}, exitTrouble, []string{"-F json has time and t always"}},
-		{"missing file", []string{"session", filepath.Join(t.TempDir(), "none.pcap")}, exitTrouble, []string{"none.pcap"}},
+		{"missing file", []string{"session", filepath.Join(tempDir(t), "none.pcap")}, exitTrouble, []string{"none.pcap"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestHelpSessionExample(t *testing.T) {
 }
 
 func TestHTMLReportCLI(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "r.html")
+	out := filepath.Join(tempDir(t), "r.html")
 	code, _, stderr := runCLI(t, nil, "report", "--manifest", filepath.Join(testdata, "vanilla-1.1.json"), "-Y", "bc.dir == \"c2s\"", "-o", out, samplePcap)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -133,7 +133,7 @@ func TestHTMLReportCLI(t *testing.T) {
 	if code, _, _ := runCLI(t, nil, "report", "-Y", "bc.nope ==", "-o", out, samplePcap); code != 2 {
 		t.Errorf("a bad filter: exit %d, want 2", code)
 	}
-	if code, _, _ := runCLI(t, nil, "report", "-o", out, filepath.Join(t.TempDir(), "missing.pcap")); code != 2 {
+	if code, _, _ := runCLI(t, nil, "report", "-o", out, filepath.Join(tempDir(t), "missing.pcap")); code != 2 {
 		t.Errorf("a missing file: exit %d, want 2", code)
 	}
 }

@@ -95,7 +95,7 @@ func TestStatsBadUsage(t *testing.T) {
 		{[]string{"stats", "--fail-on", "panic", samplePcap}, "--fail-on"},
 		{[]string{"stats", "--port", "70000", samplePcap}, "--port"},
 		{[]string{"stats"}, "arg"},
-		{[]string{"stats", filepath.Join(t.TempDir(), "missing.pcap")}, "missing.pcap"},
+		{[]string{"stats", filepath.Join(tempDir(t), "missing.pcap")}, "missing.pcap"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, nil, tt.args...)
@@ -139,7 +139,7 @@ func TestStatsTruncatedCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "cut.pcap")
+	path := filepath.Join(tempDir(t), "cut.pcap")
 	if err := os.WriteFile(path, data[:len(data)-10], 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestTraceLogRoundTrip(t *testing.T) {
 	peers := 1
 	for _, c := range traceCaptures {
 		t.Run(filepath.Base(c), func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			server := serverOf(t, c)
 			// Start 2 s before midnight: the log's date rolls over.
 			r0, _ := capture.Open(c, capture.Options{})
@@ -220,7 +220,7 @@ func TestOBCTraceRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obc := filepath.Join(t.TempDir(), "trace.obc")
+			obc := filepath.Join(tempDir(t), "trace.obc")
 			if err := os.WriteFile(obc, b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -247,7 +247,7 @@ func TestOBCTraceRoundTrip(t *testing.T) {
 // payloads enciphered (its BC dissector is not needed) and the comments.
 func TestConvertTshark(t *testing.T) {
 	tshark := tsharkOrSkip(t)
-	conv := filepath.Join(t.TempDir(), "seed003.pcapng")
+	conv := filepath.Join(tempDir(t), "seed003.pcapng")
 	runOK(t, "convert", "../../dissect/capture/testdata/trace/seed003.log", "-w", conv)
 	out, err := exec.Command(tshark, "-r", conv, "-T", "fields", "-e", "frame.comment", "-e", "udp.srcport", "-e", "udp.length").Output()
 	if err != nil {
@@ -263,7 +263,7 @@ func TestConvertTshark(t *testing.T) {
 // a pcap of another server prints the opcode parity table and exits 1 when
 // an opcode is on one side only; the log against its own capture is 0.
 func TestDiffProfileTrace(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	stock := "../../testdata/captures/stock-excerpts.pcap"
 	ref := filepath.Join(dir, "ref.pcapng")
 	msCopy(t, stock, ref, 0)

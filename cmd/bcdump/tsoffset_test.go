@@ -43,7 +43,7 @@ func pcapngWithTSOffset(t *testing.T, sec int64) []byte {
 // A pcapng if_tsoffset of -2^63 puts a datagram before the year 0000: it
 // is shown at the start of that year, and read -F json stays valid JSON.
 func TestReadJSONEarliestTime(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "offset.pcapng")
+	path := filepath.Join(tempDir(t), "offset.pcapng")
 	if err := os.WriteFile(path, pcapngWithTSOffset(t, -1<<63), 0o644); err != nil {
 		t.Fatal(err)
 	}

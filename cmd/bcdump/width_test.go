@@ -14,7 +14,7 @@ import (
 func TestWidth(t *testing.T) {
 	session2 := filepath.Join(testdata, "captures", "openbc-session-2.pcap")
 	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
-	battle := filepath.Join(t.TempDir(), "battle.pcap")
+	battle := filepath.Join(tempDir(t), "battle.pcap")
 	writeMerged(t, battle, dissecttest.Battle())
 	for _, args := range [][]string{
 		{"read", samplePcap},

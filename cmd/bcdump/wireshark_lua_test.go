@@ -153,7 +153,7 @@ func writeFramesTSV(t *testing.T, path string) string {
 		fmt.Fprintf(&b, "%d\t%s\t%d\t%s\t%d\t%s\t%d.%06d\n", p.Frame, p.Src.Addr(), p.Src.Port(), p.Dst.Addr(), p.Dst.Port(),
 			hex.EncodeToString(p.Payload), p.Time.Unix(), p.Time.Nanosecond()/1000)
 	}
-	out := filepath.Join(t.TempDir(), filepath.Base(path)+".tsv")
+	out := filepath.Join(tempDir(t), filepath.Base(path)+".tsv")
 	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestHarnessRefuses(t *testing.T) {
 		{"range past the buffer", `tree:add(ProtoField.uint8("x.u", "u"), tvb(1, 1))`},
 		{"range past a sub-buffer", `tree:add(ProtoField.uint8("x.u", "u"), tvb(0, 1):tvb()(0, 2))`},
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	frames := filepath.Join(dir, "frames.tsv")
 	if err := os.WriteFile(frames, []byte("1\t10.0.0.1\t1000\t10.0.0.2\t22101\t07\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // does, and in real tshark, every value must equal bcdump's, the fields
 // after the orientation and the next message included.
 func TestWiresharkPluginShipCreate(t *testing.T) {
-	capture := filepath.Join(t.TempDir(), "ship-create.pcap")
+	capture := filepath.Join(tempDir(t), "ship-create.pcap")
 	f, err := os.Create(capture)
 	if err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func writePluginWith(t *testing.T, names *checksum.Resolver) string {
 	if err := wireshark.Generate(&b, names); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "bcdump.lua")
+	path := filepath.Join(tempDir(t), "bcdump.lua")
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -493,7 +493,7 @@ function p.init()
   end
 end
 `)
-	script := filepath.Join(t.TempDir(), "filters.lua")
+	script := filepath.Join(tempDir(t), "filters.lua")
 	if err := os.WriteFile(script, []byte(lua.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -567,7 +567,7 @@ func TestHelpWiresharkTree(t *testing.T) {
 }
 
 func TestWiresharkInstall(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "plugins")
+	dir := filepath.Join(tempDir(t), "plugins")
 	var out, errb bytes.Buffer
 	if code := run([]string{"wireshark", "install", "--dir", dir}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -584,7 +584,7 @@ func TestWiresharkInstall(t *testing.T) {
 		t.Errorf("install output does not say how to reload: %q", out.String())
 	}
 	// lua -o says what it wrote, on stderr.
-	file := filepath.Join(t.TempDir(), "bcdump.lua")
+	file := filepath.Join(tempDir(t), "bcdump.lua")
 	code, stdout, errs := runCLI(t, nil, "wireshark", "lua", "-o", file)
 	written, _ := os.ReadFile(file)
 	if code != 0 || stdout != "" || !bytes.Equal(written, lua.Bytes()) ||

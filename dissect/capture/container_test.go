@@ -132,7 +132,7 @@ func renumber(ws []want, n int) []want {
 // writeTemp writes b to dir/name and returns the path.
 func writeTemp(t *testing.T, name string, b []byte) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
+	path := filepath.Join(tempDir(t), name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestOpenFileAndProgress(t *testing.T) {
 	if err := r.Next(&p); err == nil || err == io.EOF {
 		t.Errorf("Next after Close: %v", err)
 	}
-	if _, err := Open(filepath.Join(t.TempDir(), "missing.pcap"), Options{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Open(filepath.Join(tempDir(t), "missing.pcap"), Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -242,7 +242,7 @@ func TestTruncatedFile(t *testing.T) {
 			}
 			const msg = "capture.pcap: frame 13: truncated record (unexpected EOF)"
 			var fe *FrameError
-			if !errors.As(err, &fe) || fe.Frame != 13 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasSuffix(err.Error(), "/"+msg) {
+			if !errors.As(err, &fe) || fe.Frame != 13 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasSuffix(err.Error(), string(filepath.Separator)+msg) {
 				t.Fatalf("error %v, want ...%s", err, msg)
 			}
 			var p Packet
@@ -277,7 +277,7 @@ func TestNotACapture(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(writeTemp(t, "capture.pcap", tc.file), Options{})
-			if !errors.Is(err, ErrNotCapture) || !strings.HasSuffix(err.Error(), "/"+tc.msg) {
+			if !errors.Is(err, ErrNotCapture) || !strings.HasSuffix(err.Error(), string(filepath.Separator)+tc.msg) {
 				t.Fatalf("error %q, want %q", err, tc.msg)
 			}
 		})

@@ -170,7 +170,7 @@ func TestBigPageBrowser(t *testing.T) {
 		{"show-all", page, expandScript + count, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.name+".html")
+			path := filepath.Join(tempDir(t), c.name+".html")
 			writeFile(t, path, bytes.Replace(tc.page, []byte("</body>"), []byte(tc.script+"</body>"), 1))
 			dom, logs := headless(t, bin, "--window-size=1280,900", "--dump-dom", "file://"+path)
 			for _, l := range console.FindAllString(logs, -1) {

@@ -45,7 +45,7 @@ func headless(t *testing.T, bin string, args ...string) (stdout, stderr string) 
 	defer cancel()
 	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}, args...)
+		"--user-data-dir=" + tempDir(t), "--enable-logging=stderr", "--v=0"}, args...)
 	cmd := exec.CommandContext(ctx, bin, all...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -128,18 +128,18 @@ func TestBrowser(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d, page := build(t, c)
-			path := filepath.Join(t.TempDir(), c.name+".html")
+			path := filepath.Join(tempDir(t), c.name+".html")
 			if err := os.WriteFile(path, page, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			// The same page with a drag across the first chart: every
 			// chart zooms to the quarter dragged over.
-			dragged := filepath.Join(t.TempDir(), c.name+"-drag.html")
+			dragged := filepath.Join(tempDir(t), c.name+"-drag.html")
 			if err := os.WriteFile(dragged, bytes.Replace(page, []byte("</body>"), []byte(dragScript+"</body>"), 1), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			// The same page with every table shown in full.
-			expanded := filepath.Join(t.TempDir(), c.name+"-all.html")
+			expanded := filepath.Join(tempDir(t), c.name+"-all.html")
 			if err := os.WriteFile(expanded, bytes.Replace(page, []byte("</body>"), []byte(expandScript+interactScript+"</body>"), 1), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +222,7 @@ const fitWidth = "1100"
 // table is cut at the right edge (the players table's last column was).
 func checkFits(t *testing.T, bin string, c reportCase, page []byte) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), c.name+"-fit.html")
+	path := filepath.Join(tempDir(t), c.name+"-fit.html")
 	if err := os.WriteFile(path, bytes.Replace(page, []byte("</body>"), []byte(fitScript+"</body>"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ var readRE = regexp.MustCompile(`data-read="([^"]*)"`)
 // datagram chart reads 10/s.
 func checkReadable(t *testing.T, bin string, c reportCase, d *Data, page []byte) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), c.name+"-read.html")
+	path := filepath.Join(tempDir(t), c.name+"-read.html")
 	if err := os.WriteFile(path, bytes.Replace(page, []byte("</body>"), []byte(readScript+"</body>"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestStatsGoldenRealCaptures(t *testing.T) {
 // The generated seed 001 session (stock fragmented-ACK bug): one
 // unacked-fragment-retransmit and 30 retransmit notes in one flow.
 func TestStatsGoldenSeed001(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "seed001.pcap")
+	path := filepath.Join(tempDir(t), "seed001.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func TestNonRegularInPlace(t *testing.T) {
 	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeDevice == 0 {
 		t.Fatalf("%s is no longer a device: %v %v", os.DevNull, fi.Mode(), err)
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO:", err)
@@ -101,7 +101,7 @@ func TestHelperWrite(t *testing.T) {
 func TestSignalMidWrite(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			out := filepath.Join(dir, "out.pcapng")
 			write(t, out, "old")
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWrite$")
