@@ -19,6 +19,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	value, names, cause := m[1], m[2], m[3]
 	long := names[strings.LastIndex(names, "--")+2:]
 	f := cmd.Flags().Lookup(long)
+	if cs := flagChoices(f); cs != nil {
+		return fmt.Errorf("%s %s", names, cs.refuse(value))
+	}
 	if f == nil {
 		return fmt.Errorf("%s %q: not a valid value", names, value)
 	}

@@ -75,14 +75,14 @@ given.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json, hex or parquet (with -o)")
+	enumVarP(f, &o.format, "format", "F", "table", readFormats, "output format: %s")
 	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, one row per message (bcdump help traces)")
 	o.filterFlag.register(f, "show only matching records")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
 	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")
 	f.StringVarP(&o.write, "write", "w", "", `write the frames shown to this pcapng file with bcdump's findings as comments ("-": stdout)`)
 	o.decodeFlags.register(f)
-	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
 	o.widthFlags.register(f)
 	return cmd
@@ -98,14 +98,12 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 		return nil, fmt.Errorf("--cipher adds the enciphered bytes to the hex dump; it does nothing with --format %s (use -F hex)", format)
 	}
 	switch format {
-	case "table", "":
-		return render.NewTable(s.out, pal, flushEach), nil
 	case "json":
 		return render.NewJSON(s.out, flushEach), nil
 	case "hex":
 		return render.NewHex(s.out, pal, withCipher, flushEach), nil
 	}
-	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
+	return render.NewTable(s.out, pal, flushEach), nil // --format's values are checked as it is parsed
 }
 
 func runRead(s *streams, o *readOptions, files []string) error {

@@ -204,11 +204,10 @@ func useColor(mode string, w io.Writer) (bool, error) {
 		return true, nil
 	case "never":
 		return false, nil
-	case "auto", "":
-		if _, ok := os.LookupEnv("NO_COLOR"); ok || color.NoColor && os.Getenv("TERM") == "dumb" {
-			return false, nil
-		}
-		return isTerminal(w) && vtReady(w.(*os.File)), nil
 	}
-	return false, fmt.Errorf("--color must be auto, always or never, not %q", mode)
+	// auto (--color's values are checked as it is parsed: colorModes)
+	if _, ok := os.LookupEnv("NO_COLOR"); ok || color.NoColor && os.Getenv("TERM") == "dumb" {
+		return false, nil
+	}
+	return isTerminal(w) && vtReady(w.(*os.File)), nil
 }

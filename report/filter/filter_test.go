@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -428,5 +429,22 @@ func TestFlatFields(t *testing.T) {
 	}
 	if f.Match([]byte(hashes)) {
 		t.Error("a nested field matched its flat name without a Flattener")
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"Chat", "ChecksumReq", "TeamChat", "Explosion"}
+	for _, tc := range []struct {
+		word string
+		want []string
+	}{
+		{"Chta", []string{"Chat"}},
+		{"chat", []string{"Chat"}},
+		{"Explosoin", []string{"Explosion"}},
+		{"zzzzzz", nil},
+	} {
+		if got := Closest(tc.word, names); !slices.Equal(got, tc.want) {
+			t.Errorf("Closest(%q) = %q, want %q", tc.word, got, tc.want)
+		}
 	}
 }
