@@ -96,7 +96,23 @@ func errorText(err error) string {
 	if errors.As(err, &fe) {
 		return quote.EscapeLines(err.Error())
 	}
+	if msg := err.Error(); strings.HasPrefix(msg, "unknown command ") {
+		return cobraLines(msg)
+	}
 	return quote.Escape(err.Error())
+}
+
+// cobraLines is cobra's "unknown command" message as cobra lays it out
+// ("Did you mean this?" and the names on lines of their own, indented by
+// a tab): the command typed is quoted in it by cobra (%q), the rest is
+// cobra's and the command names; a line's other runes are escaped still.
+func cobraLines(msg string) string {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, "\t")
+		lines[i] = l[:len(l)-len(rest)] + quote.Escape(rest)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func newRoot(s *streams) *cobra.Command {
@@ -119,7 +135,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
-	root.AddCommand(newConvertCmd(s))
+	root.AddCommand(newConvertCmd(s), newVersionCmd())
 	installHelp(root, s)
 	registerCompletions(root)
 	root.SetOut(s.out) // the completion scripts are bound to it when made

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Tests of issue 37's "habits": what people who come from tcpdump and
+// tshark type first.
+
+// A mistyped command gets cobra's suggestion laid out as cobra means it,
+// on lines of their own; the name typed stays quoted and escaped.
+func TestUnknownCommandLines(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "rea", "x.pcap")
+	want := "bcdump: unknown command \"rea\" for \"bcdump\"\n\nDid you mean this?\n\tread\n"
+	if code != exitTrouble || out != "" || errs != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, errs, want)
+	}
+	_, _, errs = runCLI(t, nil, "re\x1b[2Jad\nx")
+	if strings.ContainsAny(errs, "\x1b") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("a command name with control characters: %q", errs)
+	}
+}
+
+// bcdump version is --version.
+func TestVersionCommand(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "version")
+	_, flag, _ := runCLI(t, nil, "--version")
+	if code != exitOK || errs != "" || out != flag || !strings.Contains(out, "built with "+runtime.Version()) {
+		t.Errorf("exit %d, out %q, err %q; --version %q", code, out, errs, flag)
+	}
+}
+
+// The README's first install line works from a clone (the module is not
+// published, so "go install ...@latest" cannot be first): it is
+// "go install ./cmd/bcdump", and that installs a bcdump that runs. .ci/run
+// runs the line in a fresh clone too.
+func TestREADMEInstallLine(t *testing.T) {
+	readme := docs(t)[0].text
+	_, install, ok := strings.Cut(readme, "\n## Install\n")
+	if !ok {
+		t.Fatal("the README has no Install section")
+	}
+	_, block, _ := strings.Cut(install, "```sh\n")
+	first, _, _ := strings.Cut(block, "\n")
+	cmd, _, _ := strings.Cut(first, "#")
+	if cmd = strings.TrimSpace(cmd); cmd != "go install ./cmd/bcdump" {
+		t.Fatalf("the README's first install line is %q, not one that works from a clone", cmd)
+	}
+	if i, j := strings.Index(install, cmd), strings.Index(install, "@latest"); j < 0 || j < i {
+		t.Errorf("the published form (go install ...@latest) does not come after %q", cmd)
+	}
+	if testing.Short() {
+		t.Skip("-short: not building")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	bin := t.TempDir()
+	c := exec.Command(goBin, "install", "./cmd/bcdump")
+	c.Dir = filepath.Join("..", "..")
+	c.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, "bcdump"+exeSuffix()), "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "bcdump ") {
+		t.Errorf("the installed bcdump version: %q %v", out, err)
+	}
+}
+
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
