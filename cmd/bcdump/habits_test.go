@@ -80,3 +80,17 @@ func exeSuffix() string {
 	}
 	return ""
 }
+
+// Errors say everything: the output the user named (not bcdump's
+// temporary file), and no repository path in place of a picture.
+func TestErrorsSayEverything(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent", "x.pcapng")
+	code, _, errs := runCLI(t, nil, "read", "-Y", "anomalies", "-w", missing, samplePcap)
+	if code != exitTrouble || !strings.Contains(errs, missing) || strings.Contains(errs, ".tmp") {
+		t.Errorf("-w into a missing directory: exit %d, %q", code, errs)
+	}
+	_, out, _ := runCLI(t, nil, "help", "verdicts")
+	if strings.Contains(out, "[image:") || strings.Contains(out, "../") || !strings.Contains(out, "[picture, not shown here: the report page of the sample capture") {
+		t.Errorf("help verdicts shows its pictures as paths:\n%s", out)
+	}
+}
