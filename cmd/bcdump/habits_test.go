@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,57 @@ func TestErrorsSayEverything(t *testing.T) {
 	_, out, _ := runCLI(t, nil, "help", "verdicts")
 	if strings.Contains(out, "[image:") || strings.Contains(out, "../") || !strings.Contains(out, "[picture, not shown here: the report page of the sample capture") {
 		t.Errorf("help verdicts shows its pictures as paths:\n%s", out)
+	}
+}
+
+// Windows shells pass wildcards on: bcdump expands them there, with
+// Windows' rules (either separator, letter case ignored, dot names only
+// by a dot pattern), tested here on every system; elsewhere an argument
+// is left as the shell gave it.
+func TestWildcardsWindows(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.pcap", "b.PCAP", "c.pcapng", ".hidden.pcap", "x[1].pcap", "sub/d.pcap", "sub/e.txt", "sub2/f.pcap"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := dir + `\`
+	tests := []struct {
+		arg  string
+		want []string
+	}{
+		{w + `*.pcap`, []string{w + "a.pcap", w + "b.PCAP", w + "x[1].pcap"}},
+		{w + `?.pcap*`, []string{w + "a.pcap", w + "b.PCAP", w + "c.pcapng"}},
+		{w + `[ab].pcap`, []string{w + "a.pcap", w + "b.PCAP"}},
+		{w + `[^a].pcap`, []string{w + "b.PCAP"}},
+		{w + `.*`, []string{w + ".hidden.pcap"}},
+		{w + `sub*\*.pcap`, []string{w + `sub\d.pcap`, w + `sub2\f.pcap`}},
+		{dir + `/sub*/*.pcap`, []string{dir + "/sub/d.pcap", dir + "/sub2/f.pcap"}},
+		{w + `x[1].pcap`, []string{w + "x[1].pcap"}}, // matched as a pattern: x1.pcap does not exist
+		{filepath.Join(dir, "x[1].pcap"), []string{filepath.Join(dir, "x[1].pcap")}}, // an existing name is itself
+		{"-", []string{"-"}},
+	}
+	for _, tt := range tests {
+		got := expandWildcards("windows", []string{tt.arg})
+		if len(got) != 1 || got[0].err != nil || !slices.Equal(got[0].names, tt.want) {
+			t.Errorf("%s: %+v, want %q", tt.arg, got, tt.want)
+		}
+	}
+	if got := expandWildcards("windows", []string{w + "*.cap"}); got[0].err == nil || !strings.Contains(got[0].err.Error(), "no file matches") {
+		t.Errorf("no match: %+v", got)
+	}
+	// Not on other systems: the shell expanded what it meant to.
+	if got := expandWildcards("linux", []string{w + "*.pcap"}); !slices.Equal(got[0].names, []string{w + "*.pcap"}) || got[0].err != nil {
+		t.Errorf("linux: %+v", got)
+	}
+	if runtime.GOOS == "windows" {
+		code, out, errs := runCLI(t, nil, "stats", "--brief", filepath.Join("..", "..", "testdata", "*.pcap"))
+		if code != exitOK || !strings.Contains(out, "sample.pcap") {
+			t.Errorf("stats testdata\\*.pcap: exit %d %s", code, errs)
+		}
 	}
 }
