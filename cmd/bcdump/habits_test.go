@@ -123,7 +123,7 @@ func TestWildcardsWindows(t *testing.T) {
 		{w + `.*`, []string{w + ".hidden.pcap"}},
 		{w + `sub*\*.pcap`, []string{w + `sub\d.pcap`, w + `sub2\f.pcap`}},
 		{dir + `/sub*/*.pcap`, []string{dir + "/sub/d.pcap", dir + "/sub2/f.pcap"}},
-		{w + `x[1].pcap`, []string{w + "x[1].pcap"}},                                 // matched as a pattern: x1.pcap does not exist
+		{w + `x[1].pcap`, []string{w + "x[1].pcap"}},                                 // an existing name is itself, not the pattern x[1]
 		{filepath.Join(dir, "x[1].pcap"), []string{filepath.Join(dir, "x[1].pcap")}}, // an existing name is itself
 		{"-", []string{"-"}},
 	}
