@@ -147,3 +147,19 @@ func TestWildcardsWindows(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns session leaves columns out: it names them and says that
+// --wide shows them; the footnote explains only the columns shown.
+func TestSessionNarrowNamesLeftOut(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "session", "--width", "80", samplePcap)
+	if code != exitOK {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	want := "(left out to fit 80 columns: TEAM, SHIP, K/D/SCORE, RTT P50/P95 ms, RETX\n  C2S/S2C; --wide shows them)"
+	if !strings.Contains(out, want) || strings.Contains(out, "(RTT:") {
+		t.Errorf("session at 80 columns:\n%s", out)
+	}
+	if _, out, _ = runCLI(t, nil, "session", "--wide", samplePcap); strings.Contains(out, "left out") || !strings.Contains(out, "(RTT: ") {
+		t.Errorf("session --wide:\n%s", out)
+	}
+}
