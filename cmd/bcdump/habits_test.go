@@ -163,3 +163,20 @@ func TestSessionNarrowNamesLeftOut(t *testing.T) {
 		t.Errorf("session --wide:\n%s", out)
 	}
 }
+
+// A filter value a field with known values never has is an error with the
+// nearest value, not a silent empty result.
+func TestFilterValueNeverMatches(t *testing.T) {
+	code, out, errs := runCLI(t, nil, "read", "-Y", "messages.opcode_name == Chta", samplePcap)
+	if code != exitTrouble || out != "" || !strings.Contains(errs, "did you mean Chat?") {
+		t.Errorf("exit %d, out %q, err %q", code, out, errs)
+	}
+	for _, expr := range []string{`anomalies.code == "checksum-mismatchh"`, `dir == "c2"`, `messages.type_name == Dat`} {
+		if code, _, errs := runCLI(t, nil, "stats", "-Y", expr, samplePcap); code != exitTrouble || !strings.Contains(errs, "never has the value") {
+			t.Errorf("%s: exit %d, %q", expr, code, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, nil, "session", "-Y", "messages.opcode_name == Chta", samplePcap); code != exitTrouble || !strings.Contains(errs, "did you mean Chat?") {
+		t.Errorf("session: exit %d, %q", code, errs)
+	}
+}
