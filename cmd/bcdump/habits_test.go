@@ -180,3 +180,33 @@ func TestFilterValueNeverMatches(t *testing.T) {
 		t.Errorf("session: exit %d, %q", code, errs)
 	}
 }
+
+// When -Y matches messages, a table line cut to the terminal shows the
+// matching messages first, marked *, so the cut never hides what matched;
+// --only-matching prints only them. Frame 21 of session 3 carries Score
+// fifth, after ChecksumComplete, Settings and GameInit.
+func TestMatchesYouCanSee(t *testing.T) {
+	session3 := filepath.Join(testdata, "captures", "openbc-session-3.pcap")
+	expr := "messages.opcode_name == Score"
+	_, out, errs := runCLI(t, nil, "read", "-Y", expr, "--width", "120", session3)
+	if !strings.Contains(out, "    21    0.220004 s -> c1 peer=1 *DATA rel seq=8 Score player=2 kills=0 deaths=0 score=0 | DATA rel seq=5 Checksum") {
+		t.Errorf("--width 120: %s\n%s", errs, out)
+	}
+	_, out, _ = runCLI(t, nil, "read", "-Y", expr, "--wide", session3)
+	if strings.Contains(out, "*DATA") || !strings.Contains(out, "ChecksumComplete | DATA rel seq=6 Settings") {
+		t.Errorf("whole lines keep the order:\n%s", out)
+	}
+	_, out, _ = runCLI(t, nil, "read", "-Y", expr, "--only-matching", session3)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) < 2 || lines[0] != "    21    0.220004 127.0.0.1:22101 -> 127.0.0.1:38561 peer=1 DATA rel seq=8 Score player=2 kills=0 deaths=0 score=0 | +4 not matching" {
+		t.Errorf("--only-matching:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"read", "--only-matching", session3},
+		{"read", "-Y", expr, "--only-matching", "-F", "json", session3},
+	} {
+		if code, _, errs := runCLI(t, nil, args...); code != exitTrouble || !strings.Contains(errs, "--only-matching") {
+			t.Errorf("%q: exit %d, %q", args, code, errs)
+		}
+	}
+}

@@ -23,6 +23,7 @@ type readOptions struct {
 	context int
 	write   string
 	output  string
+	only    bool // --only-matching
 	widthFlags
 	formatGiven bool // --format was given, not defaulted
 }
@@ -48,8 +49,10 @@ enciphered bytes).
 -Y shows only the records a display filter selects (bcdump fields lists the
 fields; bcdump help filters). The filter applies after full decoding
 and flow tracking, so retransmits, RTTs and anomalies are marked as without
-it. -c ends the read after N records; the end-of-capture summary is then
-left out. -C adds the N datagrams before and after each match in its flow,
+it. When a table line is cut to the terminal, the messages -Y matched on
+their own come first, marked *; --only-matching shows only them (and how
+many others the datagram carries). -c ends the read after N records; the
+end-of-capture summary is then left out. -C adds the N datagrams before and after each match in its flow,
 marked as context ("-" after the frame number, "context": true in JSON).
 
 -w FILE writes the frames of the datagrams shown, byte for byte with their
@@ -80,6 +83,7 @@ given.`,
 	o.filterFlag.register(f, "show only matching records")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
 	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")
+	f.BoolVar(&o.only, "only-matching", false, "table: show only the messages -Y matched on their own, and how many others a datagram carries (like grep -o)")
 	f.StringVarP(&o.write, "write", "w", "", `write the frames shown to this pcapng file with bcdump's findings as comments ("-": stdout)`)
 	o.decodeFlags.register(f)
 	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
@@ -138,6 +142,16 @@ func runRead(s *streams, o *readOptions, files []string) error {
 		}
 		if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
 			return err
+		}
+		if o.only {
+			t, ok := rep.(*render.Table)
+			if !ok {
+				return fmt.Errorf("--only-matching shapes the table's lines; -F %s shows every message", o.format)
+			}
+			if flt == nil {
+				return fmt.Errorf("--only-matching shows the messages -Y matched; give -Y")
+			}
+			t.SetOnlyMatching(true)
 		}
 	} else if o.widthFlags.anyGiven() {
 		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")
