@@ -23,15 +23,15 @@ import (
 // (Eval), which gives Match's answer on that JSON without rendering it:
 // only what is shown is rendered, by out.
 type Select struct {
-	out   dissect.Sink
-	mark  render.ContextMarker // out's context marking, or nil
+	out  dissect.Sink
+	mark render.ContextMarker // out's context marking, or nil
 	// matches: out tells matching messages apart (render.MatchMarker),
 	// with matched the scratch for Eval.Messages.
 	matches render.MatchMarker
 	matched []bool
-	eval  *Eval                // nil: no filter
-	limit int
-	plan  *Plan
+	eval    *Eval // nil: no filter
+	limit   int
+	plan    *Plan
 
 	ev     []dissect.Event
 	n      int // datagrams seen
