@@ -12,6 +12,11 @@ import (
 // message (`strconv.ParseUint: parsing "-1": invalid syntax`), into words:
 // which flag, what value, what it wants.
 func flagError(cmd *cobra.Command, err error) error {
+	if m := unknownShort.FindStringSubmatch(err.Error()); m != nil && cmd.Name() == "read" {
+		if hint, ok := tsharkHints[m[1]]; ok {
+			return fmt.Errorf("%w: %s", err, hint)
+		}
+	}
 	m := badArg.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
@@ -30,6 +35,9 @@ func flagError(cmd *cobra.Command, err error) error {
 
 // badArg is pflag's message for a value its parser rejected.
 var badArg = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
+// unknownShort is pflag's message for a letter no flag has.
+var unknownShort = regexp.MustCompile(`^unknown shorthand flag: '(.)' in `)
 
 var unitErr = regexp.MustCompile(`unknown unit "([^"]*)"`)
 

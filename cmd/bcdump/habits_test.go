@@ -210,3 +210,57 @@ func TestMatchesYouCanSee(t *testing.T) {
 		}
 	}
 }
+
+// tcpdump's and tshark's flags: -r, -V, -x, -T json|fields|text with -e,
+// and a one-line hint for the letters read does not take.
+func TestTsharkHabits(t *testing.T) {
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runCLI(t, nil, args...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d, %s", args, code, errs)
+		}
+		return out
+	}
+	if a, b := run("read", "-r", samplePcap), run("read", samplePcap); a != b {
+		t.Error("read -r FILE differs from read FILE")
+	}
+	hex := run("read", "-F", "hex", "-Y", "frame == 24", samplePcap)
+	tree := run("read", "-V", "-Y", "frame == 24", samplePcap)
+	dump := run("read", "-x", "-Y", "frame == 24", samplePcap)
+	if !strings.Contains(tree, `      0010 text: "hello"`) || strings.Contains(tree, "68 65 6c 6c") {
+		t.Errorf("-V:\n%s", tree)
+	}
+	if !strings.Contains(dump, "68 65 6c 6c") || strings.Contains(dump, "text:") {
+		t.Errorf("-x:\n%s", dump)
+	}
+	if both := run("read", "-V", "-x", "-Y", "frame == 24", samplePcap); both != hex {
+		t.Errorf("-V -x is not -F hex:\n%s", both)
+	}
+	if a, b := run("read", "-T", "json", samplePcap), run("read", "-F", "json", samplePcap); a != b {
+		t.Error("-T json differs from -F json")
+	}
+	fields := run("read", "-T", "fields", "-e", "frame", "-e", "messages.opcode_name", "-e", "bc.messages.fields.text", "-e", "dir", samplePcap)
+	for _, want := range []string{"20\tChecksumComplete,Settings,GameInit\t\ts2c\n", "24\tChat\thello\tc2s\n"} {
+		if !strings.Contains(fields, want) {
+			t.Errorf("-T fields lacks %q:\n%s", want, fields)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"read", "-nn", samplePcap}, "unknown shorthand flag: 'n' in -nn: addresses are always shown as numbers"},
+		{[]string{"read", "-i", "eth0"}, "bcdump live -i IFACE"},
+		{[]string{"read", "-R", "frame", samplePcap}, "use -Y"},
+		{[]string{"read", "-T", "fields", samplePcap}, "give -e NAME"},
+		{[]string{"read", "-e", "frame", samplePcap}, "give -T fields"},
+		{[]string{"read", "-T", "fields", "-e", "messages.opcod", samplePcap}, "did you mean messages.opcode?"},
+		{[]string{"read", "-T", "pdml", samplePcap}, "-T, --output-format must be text, json or fields"},
+		{[]string{"read", "-V", "-F", "json", samplePcap}, "give one"},
+	} {
+		if code, _, errs := runCLI(t, nil, tc.args...); code != exitTrouble || !strings.Contains(errs, tc.err) {
+			t.Errorf("%q: exit %d, %q, want %q", tc.args, code, errs, tc.err)
+		}
+	}
+}

@@ -24,6 +24,7 @@ type readOptions struct {
 	write   string
 	output  string
 	only    bool // --only-matching
+	tshark  tsharkFlags
 	widthFlags
 	formatGiven bool // --format was given, not defaulted
 }
@@ -46,6 +47,12 @@ Formats: table (one line per datagram), json (JSON Lines, see bcdump help json),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).
 
+As in tshark and tcpdump: -r FILE names a capture; -V prints the field
+tree, -x the hexdump (both: -F hex); -T json is -F json, -T text the
+table, and -T fields prints the -e fields of each datagram tab-separated
+(several values of one field joined by commas). Other letters of theirs
+get a one-line hint.
+
 -Y shows only the records a display filter selects (bcdump fields lists the
 fields; bcdump help filters). The filter applies after full decoding
 and flow tracking, so retransmits, RTTs and anomalies are marked as without
@@ -65,14 +72,26 @@ given.`,
   bcdump read -Y 'anomalies.severity == error' -F json session.pcap
   bcdump read -Y 'messages.retransmit and frame > 1000' -c 20 session.pcap
   bcdump read -Y 'messages.fields.text contains "gg"' -C 2 session.pcap
-  bcdump read -Y 'anomalies' -w findings.pcapng session.pcap`,
-		Args: cobra.MinimumNArgs(1),
+  bcdump read -Y 'anomalies' -w findings.pcapng session.pcap
+  bcdump read -r session.pcap -T fields -e frame -e messages.opcode_name`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(o.tshark.files) == 0 {
+				return fmt.Errorf("requires at least 1 arg(s), only received 0")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
+			format, err := o.tshark.resolve(o.format, fl.Changed("format"))
+			if err != nil {
+				return err
+			}
+			o.format = format
 			if err := colorWithJSON(fl, o.format); err != nil {
 				return err
 			}
-			o.formatGiven = fl.Changed("format")
+			args = append(o.tshark.files[:len(o.tshark.files):len(o.tshark.files)], args...)
+			o.formatGiven = fl.Changed("format") || format != "table"
 			o.widthFlags.recordGiven(fl)
 			return runRead(s, o, args)
 		},
@@ -89,6 +108,7 @@ given.`,
 	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
 	o.widthFlags.register(f)
+	o.tshark.register(f)
 	return cmd
 }
 
@@ -137,8 +157,16 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	if pq != nil {
 		rep = pq.w
 	} else if printing {
-		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
+		if o.format == "fields" {
+			rep, err = newFieldsWriter(s.out, o.tshark.fields, streaming(s, ins))
+		} else {
+			rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins))
+		}
+		if err != nil {
 			return err
+		}
+		if h, ok := rep.(*render.Hex); ok && o.tshark.verbose != o.tshark.hex {
+			h.SetParts(o.tshark.verbose, o.tshark.hex) // -V alone, -x alone
 		}
 		if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
 			return err

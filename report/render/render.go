@@ -82,7 +82,7 @@ func (h *Hex) NewRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
 	if h.flush || h.clock.format == TimeDelta {
 		return nil
 	}
-	c := &Hex{pal: h.pal, cipher: h.cipher, clock: clock{format: h.clock.format}}
+	c := &Hex{pal: h.pal, cipher: h.cipher, clock: clock{format: h.clock.format}, noTree: h.noTree, noDump: h.noDump}
 	return func(b []byte, d *dissect.Datagram, context bool) []byte {
 		c.context = context
 		return c.appendRecord(b, d)
