@@ -45,8 +45,8 @@ Formats: table, json (one array), markdown (the table of bcdump help anomalies).
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json or markdown")
-	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	enumVarP(f, &o.format, "format", "F", "table", anomalyFormat, "output format: %s")
+	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
 	o.fitFlags.register(f)
 	return cmd
 }
@@ -60,7 +60,7 @@ func runAnomalies(s *streams, o *anomaliesOptions, args []string, fl *pflag.Flag
 		return err
 	}
 	switch o.format {
-	case "table", "":
+	default:
 		on, err := useColor(o.color, s.out)
 		if err != nil {
 			return err
@@ -75,7 +75,6 @@ func runAnomalies(s *streams, o *anomaliesOptions, args []string, fl *pflag.Flag
 	case "markdown":
 		return render.WriteAnomaliesMarkdown(s.out, codes)
 	}
-	return fmt.Errorf("--format must be table, json or markdown, not %q", o.format)
 }
 
 // selectAnomalies keeps the registry rows named by args (codes or groups),

@@ -27,7 +27,7 @@ type widthFlags struct {
 func (o *widthFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&o.wide, "wide", false, "table: whole lines and addresses even on a terminal (as when piped)")
 	f.IntVar(&o.width, "width", 0, "table: cut lines to N columns and show addresses as labels (c1, s) defined once (default: so on a terminal, at its width)")
-	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "time column of the table and hex formats: rel (seconds since the first frame), abs (UTC date and time), delta (since the datagram shown before) or epoch (seconds since 1970)")
+	enumVarP(f, &o.timeFmt, "time-format", "t", "rel", timeChoices("since the datagram shown before"), "time column of the table and hex formats: %s")
 }
 
 // recordGiven notes which of the flags fl's command line set.

@@ -16,70 +16,34 @@ import (
 )
 
 // registerCompletions gives the flags that take one of a few values their
-// completions, on every command that has them: --format (the formats its
-// usage names), --color, --fail-on (severities), -Y (filter fields, and
-// anomaly codes after anomalies.code ==), -i (interface names) and -t
-// (time formats).
+// completions, on every command that has them: every enumerated flag
+// (--format, --color, --fail-on, -t: their choices), -Y (filter fields, and
+// anomaly codes after anomalies.code ==) and -i (interface names).
 func registerCompletions(cmd *cobra.Command) {
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		var fn cobra.CompletionFunc
 		switch f.Name {
-		case "format":
-			fn = cobra.FixedCompletions(formatChoices(f.Usage), cobra.ShellCompDirectiveNoFileComp)
-		case "color":
-			fn = cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp)
-		case "fail-on":
-			choices := severityNames()
-			if cmd.Name() == "session" {
-				choices = append(choices, "join")
-			}
-			fn = cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp)
 		case "filter":
 			fn = completeFilter
 		case "interface":
 			fn = completeInterface
-		case "time-format":
-			fn = cobra.FixedCompletions(timeFormats, cobra.ShellCompDirectiveNoFileComp)
 		case "ignore":
 			if cmd.Name() != "diff" {
 				return
 			}
 			fn = completeIgnore
 		default:
-			return
+			cs := flagChoices(f)
+			if cs == nil {
+				return
+			}
+			fn = cobra.FixedCompletions(cs.names(), cobra.ShellCompDirectiveNoFileComp)
 		}
 		_ = cmd.RegisterFlagCompletionFunc(f.Name, fn)
 	})
 	for _, c := range cmd.Commands() {
 		registerCompletions(c)
 	}
-}
-
-// formatChoices reads the formats from a --format usage text ("output
-// format: table, json or hex"; "text (unified diff) or json"), so the
-// completions cannot drift from what the command says it accepts.
-func formatChoices(usage string) []string {
-	_, list, ok := strings.Cut(usage, ": ")
-	if !ok {
-		return nil
-	}
-	list = parenthesis.ReplaceAllString(list, "")
-	var out []string
-	for _, part := range listSep.Split(list, -1) {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-var (
-	parenthesis = regexp.MustCompile(`\s*\([^)]*\)`)
-	listSep     = regexp.MustCompile(`,\s*|\s+or\s+`)
-)
-
-func severityNames() []string {
-	return []string{anomaly.Note.String(), anomaly.Warn.String(), anomaly.Error.String()}
 }
 
 // codeContext is the end of a filter expression after which an anomaly

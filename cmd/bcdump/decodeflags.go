@@ -30,7 +30,7 @@ type decodeFlags struct {
 func (o *decodeFlags) register(f *pflag.FlagSet) {
 	o.registerInput(f)
 	f.StringVar(&o.flowMemory, "flow-memory", defaultFlowMemory, "bound on the estimated memory of the flows tracked at once (like 512MiB, 2GiB); past it the least recently active flow is finished early, with a tracking-limit note")
-	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows")
+	enumVarP(f, &o.failOn, "fail-on", "", "", severities, "exit 1 when an anomaly at or above this severity (%s) occurred in the capture, whatever -Y shows")
 }
 
 // registerInput adds the flags that say how a capture is decoded: --port,

@@ -73,7 +73,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "text", "output format: text (unified diff) or json")
+	enumVarP(f, &o.format, "format", "F", "text", textOrJSON, "output format: %s")
 	o.filterFlag.register(f, "compare only matching datagrams, on both sides")
 	f.IntVarP(&o.context, "unified", "U", 3, "messages of context around each difference")
 	f.StringVar(&o.timing, "timing", "", "also compare message times since each flow's start, within this tolerance (e.g. 50ms)")
@@ -97,9 +97,6 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	}
 	if err := s.reading(oldName, newName); err != nil {
 		return err
-	}
-	if o.format != "text" && o.format != "json" {
-		return fmt.Errorf("--format must be text or json, not %q", o.format)
 	}
 	if o.context < 0 {
 		return fmt.Errorf("--unified must not be negative")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,7 +33,7 @@ is: only bcdump session takes them, to list the matching players.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFields(s, format, &fl, cmd.Flags()) },
 	}
-	cmd.Flags().StringVarP(&format, "format", "F", "table", "output format: table or json")
+	enumVarP(cmd.Flags(), &format, "format", "F", "table", tableOrJSON, "output format: %s")
 	fl.register(cmd.Flags())
 	return cmd
 }
@@ -62,7 +61,7 @@ func runFields(s *streams, format string, o *fitFlags, fl *pflag.FlagSet) error 
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
-	case "table", "":
+	default:
 		width, err := o.columns(fl, s.out)
 		if err != nil {
 			return err
@@ -73,5 +72,4 @@ func runFields(s *streams, format string, o *fitFlags, fl *pflag.FlagSet) error 
 		}
 		return tw.Write(s.out, width)
 	}
-	return fmt.Errorf("--format must be table or json, not %q", format)
 }

@@ -12,6 +12,11 @@ import (
 // message (`strconv.ParseUint: parsing "-1": invalid syntax`), into words:
 // which flag, what value, what it wants.
 func flagError(cmd *cobra.Command, err error) error {
+	if m := unknownShort.FindStringSubmatch(err.Error()); m != nil && cmd.Name() == "read" {
+		if hint, ok := tsharkHints[m[1]]; ok {
+			return fmt.Errorf("%w: %s", err, hint)
+		}
+	}
 	m := badArg.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
@@ -19,6 +24,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	value, names, cause := m[1], m[2], m[3]
 	long := names[strings.LastIndex(names, "--")+2:]
 	f := cmd.Flags().Lookup(long)
+	if cs := flagChoices(f); cs != nil {
+		return fmt.Errorf("%s %s", names, cs.refuse(value))
+	}
 	if f == nil {
 		return fmt.Errorf("%s %q: not a valid value", names, value)
 	}
@@ -27,6 +35,9 @@ func flagError(cmd *cobra.Command, err error) error {
 
 // badArg is pflag's message for a value its parser rejected.
 var badArg = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
+// unknownShort is pflag's message for a letter no flag has.
+var unknownShort = regexp.MustCompile(`^unknown shorthand flag: '(.)' in `)
 
 var unitErr = regexp.MustCompile(`unknown unit "([^"]*)"`)
 

@@ -220,7 +220,7 @@ func renderTopicText(md string) string {
 			continue
 		}
 		if m := mdImage.FindStringSubmatch(l); m != nil {
-			b.WriteString("[image: " + m[1] + ", " + m[2] + "]\n")
+			b.WriteString(pictureText(m[1]) + "\n")
 			continue
 		}
 		if mdRuleTb.MatchString(l) {
@@ -232,6 +232,13 @@ func renderTopicText(md string) string {
 		b.WriteString(inlineText(l) + "\n")
 	}
 	return b.String()
+}
+
+// pictureText stands for a topic's picture in a terminal and a manual
+// page, which cannot show it: what it shows (its alt text), not the path
+// into the repository it is drawn from.
+func pictureText(alt string) string {
+	return "[picture, not shown here: " + alt + "]"
 }
 
 // heading splits a Markdown heading line into its level and text.

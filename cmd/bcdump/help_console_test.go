@@ -31,6 +31,7 @@ func TestHelpConsoleExamples(t *testing.T) {
 		"bcdump read --cipher sample.pcap",
 		"bcdump read -p -1 sample.pcap",
 		"bcdump read --manifest not.json sample.pcap",
+		"bcdump read -r sample.pcap -T fields -e frame -e dir -e messages.opcode_name -e messages.fields.text -Y 'messages.opcode_name == Chat'",
 		"bcdump __complete read -F '' 2>/dev/null",
 		"bcdump __complete read -Y 'messages.opcode_n' 2>/dev/null",
 	}

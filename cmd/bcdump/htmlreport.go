@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/htmlreport"
 )
 
@@ -65,58 +66,41 @@ func runHTMLReport(s *streams, o *htmlReportOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve(s)
-	if err != nil {
-		return err
-	}
-	hopt := htmlreport.Options{Sources: files, Filter: o.expr, Manifest: opt.Manifest}
-	if o.manifest != "" {
-		hopt.ManifestName = filepath.Base(o.manifest)
-	}
-	b := htmlreport.New(hopt)
-	sink := selected(b, flt)
-	ins, many, err := expandInputs(s, files)
-	if err != nil {
-		return err
-	}
-	rules := s.outputRules(inputNames(ins)...)
-	rules.NoClobber = o.keep
-	if o.out != "-" {
-		if err := checkReportOutput(o.out, rules); err != nil {
+	var b *htmlreport.Builder
+	var rules outfile.Options
+	return s.summarize(&o.decodeFlags, files, summary{
+		start: func(opt dissect.Options, ins []input, _ bool) (dissect.Sink, error) {
+			hopt := htmlreport.Options{Sources: files, Filter: o.expr, Manifest: opt.Manifest}
+			if o.manifest != "" {
+				hopt.ManifestName = filepath.Base(o.manifest)
+			}
+			b = htmlreport.New(hopt)
+			rules = s.outputRules(inputNames(ins)...)
+			rules.NoClobber = o.keep
+			if o.out != "-" {
+				if err := checkReportOutput(o.out, rules); err != nil {
+					return nil, err
+				}
+			}
+			return selected(b, flt), nil
+		},
+		write: func() error {
+			var page bytes.Buffer
+			if err := htmlreport.Render(&page, b.Data()); err != nil {
+				return err
+			}
+			if o.out == "-" {
+				_, err := s.out.Write(page.Bytes())
+				return err
+			}
+			err := outfile.WriteFile(o.out, page.Bytes(), rules)
+			var ee *outfile.ExistsError
+			if errors.As(err, &ee) { // appeared while the captures were read
+				err = checkReportOutput(o.out, rules)
+			}
 			return err
-		}
-	}
-	run := &inputRun{s: s, many: many}
-	err = run.each(ins, func(in input) (bool, error) {
-		_, opened, err := decodeCapture(s, in.name, opt, sink, gate)
-		return opened, err
+		},
 	})
-	if err != nil {
-		return err
-	}
-	if run.opened == 0 {
-		return run.err() // nothing to show
-	}
-	var page bytes.Buffer
-	if err := htmlreport.Render(&page, b.Data()); err != nil {
-		return err
-	}
-	if o.out == "-" {
-		_, err = s.out.Write(page.Bytes())
-	} else {
-		err = outfile.WriteFile(o.out, page.Bytes(), rules)
-		var ee *outfile.ExistsError
-		if errors.As(err, &ee) { // appeared while the captures were read
-			err = checkReportOutput(o.out, rules)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if err := run.err(); err != nil {
-		return err
-	}
-	return gate.err()
 }
 
 // checkReportOutput refuses an output that is an input and, without -o,

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/bcdump/bcdump/dissect"
@@ -27,12 +28,21 @@ type input struct {
 // no capture's (capture.LooksLikeCapture: sources, notes, HTML reports);
 // one line on stderr counts them. A file named on the command line is
 // always read. many reports whether the run reads more than one capture
-// (or a directory): records then say which file they come from. Every
-// capture found is recorded as read (streams.reading), so that no output
-// of the run, standard output included, is one of them; err is that
-// refusal.
+// (or a directory): records then say which file they come from. On
+// Windows, whose shells do not expand wildcards, bcdump expands them
+// first (expandWildcards). Every capture found is recorded as read
+// (streams.reading), so that no output of the run, standard output
+// included, is one of them; err is that refusal.
 func expandInputs(s *streams, args []string) (ins []input, many bool, err error) {
-	for _, a := range args {
+	var names []string
+	for _, w := range expandWildcards(runtime.GOOS, args) {
+		if w.err != nil {
+			ins = append(ins, input{name: w.names[0], err: w.err})
+			continue
+		}
+		names = append(names, w.names...)
+	}
+	for _, a := range names {
 		fi, err := os.Stat(a)
 		if a == "-" || err != nil || !fi.IsDir() {
 			ins = append(ins, input{name: a})

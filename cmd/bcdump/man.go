@@ -199,6 +199,9 @@ func topicManPage(t helpTopic, date time.Time) []byte {
 			fmt.Fprintf(&b, ".SS %s\n", roff(inlineText(text)))
 			para = false
 		case strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->"):
+		case mdImage.MatchString(l):
+			fmt.Fprintf(&b, ".PP\n%s\n", roffLine(pictureText(mdImage.FindStringSubmatch(l)[1])))
+			para = false
 		case l == "":
 			para = false
 		case isRow:

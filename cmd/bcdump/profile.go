@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/profile"
 	"github.com/bcdump/bcdump/report/render"
 )
@@ -58,9 +59,9 @@ Formats: table, json (a document "bcdump diff --profile" reads back).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
-	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
-	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "times of the table format: rel (seconds since the first frame), abs (UTC date and time), delta (as rel) or epoch (seconds since 1970)")
+	enumVarP(f, &o.format, "format", "F", "table", tableOrJSON, "output format: %s")
+	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
+	enumVarP(f, &o.timeFmt, "time-format", "t", "rel", timeChoices("as rel"), "times of the table format: %s")
 	f.BoolVar(&o.perFlow, "per-flow", false, "also profile each flow")
 	f.StringVar(&o.dupWindow, "dup-window", profile.DefaultDupWindow.String(), "largest gap between identical payloads that counts as a duplicate")
 	o.decodeFlags.register(f)
@@ -73,9 +74,6 @@ func runProfile(s *streams, o *profileOptions, files []string, fl *pflag.FlagSet
 	flt, err := o.compile()
 	if err != nil {
 		return err
-	}
-	if o.format != "table" && o.format != "json" {
-		return fmt.Errorf("--format must be table or json, not %q", o.format)
 	}
 	popt, err := o.profilerOptions()
 	if err != nil {
@@ -93,41 +91,24 @@ func runProfile(s *streams, o *profileOptions, files []string, fl *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve(s)
-	if err != nil {
-		return err
-	}
 	p := profile.New(popt)
-	ins, many, err := expandInputs(s, files)
-	if err != nil {
-		return err
-	}
-	run := &inputRun{s: s, many: many}
-	err = run.each(ins, func(in input) (bool, error) {
-		return profileOne(s, in.name, opt, p, flt, gate)
+	return s.summarize(&o.decodeFlags, files, summary{
+		start: func(dissect.Options, []input, bool) (dissect.Sink, error) { return nil, nil },
+		one: func(in input, opt dissect.Options, gate *severityGate) (bool, error) {
+			return profileOne(s, in.name, opt, p, flt, gate)
+		},
+		write: func() error {
+			doc := p.Doc(o.perFlow)
+			if o.format == "json" {
+				return doc.WriteJSON(s.out)
+			}
+			lf := newLineFitter(s.out, width, tableMarks)
+			if err := doc.WriteTableOpts(lf, profile.TableOptions{Time: tf, Color: on, Width: width}); err != nil {
+				return err
+			}
+			return lf.Close()
+		},
 	})
-	if err != nil {
-		return err
-	}
-	if run.opened == 0 {
-		return run.err() // nothing to tell
-	}
-	doc := p.Doc(o.perFlow)
-	if o.format == "json" {
-		err = doc.WriteJSON(s.out)
-	} else {
-		lf := newLineFitter(s.out, width, tableMarks)
-		if err = doc.WriteTableOpts(lf, profile.TableOptions{Time: tf, Color: on, Width: width}); err == nil {
-			err = lf.Close()
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if err := run.err(); err != nil {
-		return err
-	}
-	return gate.err()
 }
 
 func (o *profileOptions) profilerOptions() (profile.Options, error) {

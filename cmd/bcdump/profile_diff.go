@@ -107,9 +107,6 @@ exits 0 once FILE is written (2 if it cannot be).
 --tolerance, --baseline, --write-baseline and --dup-window need --profile.`
 
 func runProfileDiff(s *streams, o *profileDiffFlags, format string, ignore []string, dopt dissect.Options, width int, oldName, newName string) error {
-	if format != "text" && format != "json" {
-		return fmt.Errorf("--format must be text or json, not %q", format)
-	}
 	ts, err := profile.ParseTolerances(o.tolerance)
 	if err != nil {
 		return fmt.Errorf("--tolerance: %w", err)

@@ -175,7 +175,7 @@ func TestProfileTimeAndColor(t *testing.T) {
 		{[]string{"profile", "-t", "abs", samplePcap}, 0, "Time:     2026-01-02 20:00:00.000000 .. 2026-01-02 20:00:06.843000 (6.843s)"},
 		{[]string{"profile", "-t", "epoch", samplePcap}, 0, "Time:     1767384000.000000 .. 1767384006.843000"},
 		{[]string{"profile", "--color", "always", samplePcap}, 0, "\x1b[1mOpcodes c2s\x1b[0m"},
-		{[]string{"profile", "-t", "later", samplePcap}, exitTrouble, "-t must be rel, abs, delta or epoch"},
+		{[]string{"profile", "-t", "later", samplePcap}, exitTrouble, "--time-format must be rel, abs, delta or epoch"},
 		{[]string{"profile", "-t", "abs", "-F", "json", samplePcap}, exitTrouble, "-F json has first and last always"},
 		{[]string{"profile", "--color", "always", "-F", "json", samplePcap}, exitTrouble, "-F json has no colour"},
 	}

@@ -150,7 +150,7 @@ func runProxy(ctx context.Context, s *streams, o *proxyOptions) error {
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve()
+	opt, gate, err := o.resolve(s)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ type readOptions struct {
 	context int
 	write   string
 	output  string
+	only    bool // --only-matching
+	tshark  tsharkFlags
 	widthFlags
 	formatGiven bool // --format was given, not defaulted
 }
@@ -46,11 +48,19 @@ Formats: table (one line per datagram), json (JSON Lines, see bcdump help json),
 hex (field tree with offsets and an annotated hexdump; --cipher adds the
 enciphered bytes).
 
+As in tshark and tcpdump: -r FILE names a capture; -V prints the field
+tree, -x the hexdump (both: -F hex); -T json is -F json, -T text the
+table, and -T fields prints the -e fields of each datagram tab-separated
+(several values of one field joined by commas). Other letters of theirs
+get a one-line hint.
+
 -Y shows only the records a display filter selects (bcdump fields lists the
 fields; bcdump help filters). The filter applies after full decoding
 and flow tracking, so retransmits, RTTs and anomalies are marked as without
-it. -c ends the read after N records; the end-of-capture summary is then
-left out. -C adds the N datagrams before and after each match in its flow,
+it. When a table line is cut to the terminal, the messages -Y matched on
+their own come first, marked *; --only-matching shows only them (and how
+many others the datagram carries). -c ends the read after N records; the
+end-of-capture summary is then left out. -C adds the N datagrams before and after each match in its flow,
 marked as context ("-" after the frame number, "context": true in JSON).
 
 -w FILE writes the frames of the datagrams shown, byte for byte with their
@@ -63,29 +73,43 @@ given.`,
   bcdump read -Y 'anomalies.severity == error' -F json session.pcap
   bcdump read -Y 'messages.retransmit and frame > 1000' -c 20 session.pcap
   bcdump read -Y 'messages.fields.text contains "gg"' -C 2 session.pcap
-  bcdump read -Y 'anomalies' -w findings.pcapng session.pcap`,
-		Args: cobra.MinimumNArgs(1),
+  bcdump read -Y 'anomalies' -w findings.pcapng session.pcap
+  bcdump read -r session.pcap -T fields -e frame -e messages.opcode_name`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(o.tshark.files) == 0 {
+				return fmt.Errorf("requires at least 1 arg(s), only received 0")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
+			format, err := o.tshark.resolve(o.format, fl.Changed("format"))
+			if err != nil {
+				return err
+			}
+			o.format = format
 			if err := colorWithJSON(fl, o.format); err != nil {
 				return err
 			}
-			o.formatGiven = fl.Changed("format")
+			args = append(o.tshark.files[:len(o.tshark.files):len(o.tshark.files)], args...)
+			o.formatGiven = fl.Changed("format") || format != "table"
 			o.widthFlags.recordGiven(fl)
 			return runRead(s, o, args)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table, json, hex or parquet (with -o)")
+	enumVarP(f, &o.format, "format", "F", "table", readFormats, "output format: %s")
 	f.StringVarP(&o.output, "output", "o", "", "-F parquet: the Parquet file to write, or DIR/ for one file per capture (bcdump help parquet)")
 	o.filterFlag.register(f, "show only matching records")
 	f.IntVarP(&o.count, "count", "c", 0, "stop after N records are shown (0: no limit)")
 	f.IntVarP(&o.context, "context", "C", 0, "also show N datagrams before and after each match in its flow")
+	f.BoolVar(&o.only, "only-matching", false, "table: show only the messages -Y matched on their own, and how many others a datagram carries (like grep -o)")
 	f.StringVarP(&o.write, "write", "w", "", `write the frames shown to this pcapng file with bcdump's findings as comments ("-": stdout)`)
 	o.decodeFlags.register(f)
-	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
 	f.BoolVar(&o.cipher, "cipher", false, "hex format: also dump the enciphered bytes")
 	o.widthFlags.register(f)
+	o.tshark.register(f)
 	return cmd
 }
 
@@ -99,14 +123,12 @@ func newReporter(s *streams, format, colorMode string, withCipher, flushEach boo
 		return nil, fmt.Errorf("--cipher adds the enciphered bytes to the hex dump; it does nothing with --format %s (use -F hex)", format)
 	}
 	switch format {
-	case "table", "":
-		return render.NewTable(s.out, pal, flushEach), nil
 	case "json":
 		return render.NewJSON(s.out, flushEach), nil
 	case "hex":
 		return render.NewHex(s.out, pal, withCipher, flushEach), nil
 	}
-	return nil, fmt.Errorf("--format must be table, json or hex, not %q", format)
+	return render.NewTable(s.out, pal, flushEach), nil // --format's values are checked as it is parsed
 }
 
 func runRead(s *streams, o *readOptions, files []string) error {
@@ -139,11 +161,29 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	if pq != nil {
 		rep = pq
 	} else if printing {
-		if rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins)); err != nil {
+		if o.format == "fields" {
+			rep, err = newFieldsWriter(s.out, o.tshark.fields, streaming(s, ins))
+		} else {
+			rep, err = newReporter(s, o.format, o.color, o.cipher, streaming(s, ins))
+		}
+		if err != nil {
 			return err
+		}
+		if h, ok := rep.(*render.Hex); ok && o.tshark.verbose != o.tshark.hex {
+			h.SetParts(o.tshark.verbose, o.tshark.hex) // -V alone, -x alone
 		}
 		if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
 			return err
+		}
+		if o.only {
+			t, ok := rep.(*render.Table)
+			if !ok {
+				return fmt.Errorf("--only-matching shapes the table's lines; -F %s shows every message", o.format)
+			}
+			if flt == nil {
+				return fmt.Errorf("--only-matching shows the messages -Y matched; give -Y")
+			}
+			t.SetOnlyMatching(true)
 		}
 	} else if o.widthFlags.anyGiven() {
 		return fmt.Errorf("-t, --wide and --width shape the printed output; with -w and no --format nothing is printed")

@@ -99,7 +99,23 @@ func errorText(err error) string {
 	if errors.As(err, &fe) || errors.As(err, &pe) {
 		return quote.EscapeLines(err.Error())
 	}
+	if msg := err.Error(); strings.HasPrefix(msg, "unknown command ") {
+		return cobraLines(msg)
+	}
 	return quote.Escape(err.Error())
+}
+
+// cobraLines is cobra's "unknown command" message as cobra lays it out
+// ("Did you mean this?" and the names on lines of their own, indented by
+// a tab): the command typed is quoted in it by cobra (%q), the rest is
+// cobra's and the command names; a line's other runes are escaped still.
+func cobraLines(msg string) string {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, "\t")
+		lines[i] = l[:len(l)-len(rest)] + quote.Escape(rest)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func newRoot(s *streams) *cobra.Command {
@@ -123,7 +139,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
 	root.AddCommand(newProxyCmd(s))
-	root.AddCommand(newConvertCmd(s))
+	root.AddCommand(newConvertCmd(s), newVersionCmd())
 	installHelp(root, s)
 	registerCompletions(root)
 	root.SetOut(s.out) // the completion scripts are bound to it when made
@@ -208,11 +224,10 @@ func useColor(mode string, w io.Writer) (bool, error) {
 		return true, nil
 	case "never":
 		return false, nil
-	case "auto", "":
-		if _, ok := os.LookupEnv("NO_COLOR"); ok || color.NoColor && os.Getenv("TERM") == "dumb" {
-			return false, nil
-		}
-		return isTerminal(w) && vtReady(w.(*os.File)), nil
 	}
-	return false, fmt.Errorf("--color must be auto, always or never, not %q", mode)
+	// auto (--color's values are checked as it is parsed: colorModes)
+	if _, ok := os.LookupEnv("NO_COLOR"); ok || color.NoColor && os.Getenv("TERM") == "dumb" {
+		return false, nil
+	}
+	return isTerminal(w) && vtReady(w.(*os.File)), nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/filter"
 	"github.com/bcdump/bcdump/report/query"
 	"github.com/bcdump/bcdump/report/render"
@@ -67,16 +68,19 @@ see bcdump help session; bcdump help verdicts lists the verdict rules).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	enumVarP(f, &o.format, "format", "F", "table", tableOrJSON, "output format: %s")
 	o.fitFlags.register(f)
 	o.decodeFlags.register(f)
 	o.filterFlag.register(f, "tell the story of matching datagrams and events only; on session.* fields, list only the matching players")
-	f.Lookup("fail-on").Usage = "exit 1 when an anomaly at or above this severity (note, warn, error) occurred in the capture, whatever -Y shows; join: when a player never entered the game"
-	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
-	f.StringVarP(&o.timeFmt, "time-format", "t", "rel", "times of the table format: rel (seconds since the first frame), abs (UTC date and time), delta (timeline: since the line before) or epoch (seconds since 1970)")
+	setChoices(f, "fail-on", sessionFailOn, "exit 1 when an anomaly at or above this severity occurred in the capture, whatever -Y shows, or (join) when a player never entered the game: %s")
+	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
+	enumVarP(f, &o.timeFmt, "time-format", "t", "rel", timeChoices("timeline: since the line before"), "times of the table format: %s")
 	f.BoolVar(&o.verbose, "verbose", false, "every timeline line: repeated findings are not folded")
 	return cmd
 }
+
+// sessionFailOn are the values of session --fail-on: the severities and join.
+var sessionFailOn = append(severities[:len(severities):len(severities)], choice{name: "join"})
 
 // sessionFilter compiles -Y against the datagram fields and the session.*
 // fields: it returns the datagram filter or the player filter.
@@ -102,9 +106,6 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	if o.format != "table" && o.format != "json" {
-		return fmt.Errorf("--format must be table or json, not %q", o.format)
-	}
 	if fl.Changed("time-format") && o.format == "json" {
 		return fmt.Errorf("-t changes the times of the table format; -F json has time and t always")
 	}
@@ -120,10 +121,6 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if joinGate {
 		o.failOn = ""
 	}
-	opt, gate, err := o.resolve(s)
-	if err != nil {
-		return err
-	}
 	width, err := o.columns(fl, s.out)
 	if err != nil {
 		return err
@@ -134,36 +131,19 @@ func runSession(s *streams, o *sessionOptions, files []string, fl *pflag.FlagSet
 	if players != nil {
 		an.SetPlayerFilter(players)
 	}
-	ins, many, err := expandInputs(s, files)
-	if err != nil {
-		return err
-	}
-	run := &inputRun{s: s, many: many}
-	err = run.each(ins, func(in input) (bool, error) {
-		_, opened, err := decodeCapture(s, in.name, opt, selected(an, flt), gate)
-		return opened, err
+	return s.summarize(&o.decodeFlags, files, summary{
+		start: func(dissect.Options, []input, bool) (dissect.Sink, error) { return selected(an, flt), nil },
+		write: func() error {
+			if o.format == "json" {
+				return an.WriteJSON(s.out)
+			}
+			return an.WriteTable(s.out)
+		},
+		finding: func() error {
+			if never := an.NeverEntered(); joinGate && len(never) > 0 {
+				return &findingError{msg: fmt.Sprintf("--fail-on join: %d player(s) never entered the game (first: %s)", len(never), never[0])}
+			}
+			return nil
+		},
 	})
-	if err != nil {
-		return err
-	}
-	if run.opened == 0 {
-		return run.err() // nothing to tell
-	}
-	if o.format == "json" {
-		err = an.WriteJSON(s.out)
-	} else {
-		err = an.WriteTable(s.out)
-	}
-	if err != nil {
-		return err
-	}
-	if err := run.err(); err != nil {
-		return err
-	}
-	if joinGate {
-		if never := an.NeverEntered(); len(never) > 0 {
-			return &findingError{msg: fmt.Sprintf("--fail-on join: %d player(s) never entered the game (first: %s)", len(never), never[0])}
-		}
-	}
-	return gate.err()
 }

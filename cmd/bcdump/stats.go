@@ -59,10 +59,10 @@ whole flow's); the header names the filter.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "format", "F", "table", "output format: table or json")
+	enumVarP(f, &o.format, "format", "F", "table", tableOrJSON, "output format: %s")
 	o.filterFlag.register(f, "count only matching datagrams and events, and their flows")
 	o.decodeFlags.register(f)
-	f.StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	enumVarP(f, &o.color, "color", "", "auto", colorModes, "colour: %s")
 	o.fitFlags.register(f)
 	f.BoolVarP(&o.brief, "brief", "b", false, "one line per flow (like tshark -z conv,udp): client, server, peer, player, duration, datagrams, bytes, RTT p50/p95, retransmissions, anomalies by severity")
 	return cmd
@@ -73,9 +73,6 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 	if err != nil {
 		return err
 	}
-	if o.format != "table" && o.format != "json" {
-		return fmt.Errorf("--format must be table or json, not %q", o.format)
-	}
 	if o.brief && o.format == "json" {
 		return fmt.Errorf("--brief is a one-line-per-flow table; -F json has every flow's figures in \"flows\"")
 	}
@@ -83,71 +80,57 @@ func runStats(s *streams, o *statsOptions, files []string, fl *pflag.FlagSet) er
 	if err != nil {
 		return err
 	}
-	opt, gate, err := o.resolve(s)
-	if err != nil {
-		return err
-	}
 	st := stats.NewStats()
-	// One bound for the process: the flow records kept across captures
-	// take at most half of --flow-memory, and each capture's tracker gets
-	// what they leave (statsOne).
-	bound := opt.MaxFlowBytes
-	if bound <= 0 {
-		bound = transport.DefaultMaxFlowBytes
-	}
-	st.SetRecordBudget(bound / 2)
 	if flt != nil {
 		st.SetFilter(flt.String())
 	}
-	ins, many, err := expandInputs(s, files)
-	if err != nil {
-		return err
-	}
-	run := &inputRun{s: s, many: many}
-	err = run.each(ins, func(in input) (bool, error) {
-		one := opt
-		one.MaxFlowBytes = bound - st.RecordBytes()
-		opened, err := statsOne(s, in.name, one, st, gate, flt)
-		if many && err != nil && isInputError(err) {
-			st.AddSkipped(sourceName(in.name), err.Error(), opened)
-		}
-		return opened, err
-	})
-	if err != nil {
-		return err
-	}
-	for _, in := range ins {
-		if many && in.err != nil {
-			st.AddSkipped(in.name, in.err.Error(), false)
-		}
-	}
-	if run.opened == 0 {
-		return run.err() // nothing to summarize
-	}
-	switch {
-	case o.format == "json":
-		err = st.WriteJSON(s.out)
-	case o.brief:
-		var width int
-		if width, err = o.columns(fl, s.out); err == nil {
-			err = st.WriteBriefWidth(s.out, width)
-		}
-	default:
-		var width int
-		if width, err = o.columns(fl, s.out); err == nil {
-			lf := newLineFitter(s.out, width, tableMarks)
-			if err = st.WriteTable(lf, render.NewPalette(on)); err == nil {
-				err = lf.Close()
+	var ins []input
+	var many bool
+	var bound int
+	return s.summarize(&o.decodeFlags, files, summary{
+		start: func(opt dissect.Options, i []input, m bool) (dissect.Sink, error) {
+			ins, many = i, m
+			// One bound for the process: the flow records kept across
+			// captures take at most half of --flow-memory, and each
+			// capture's tracker gets what they leave (statsOne).
+			bound = opt.MaxFlowBytes
+			if bound <= 0 {
+				bound = transport.DefaultMaxFlowBytes
 			}
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if err := run.err(); err != nil {
-		return err
-	}
-	return gate.err()
+			st.SetRecordBudget(bound / 2)
+			return st, nil
+		},
+		one: func(in input, opt dissect.Options, gate *severityGate) (bool, error) {
+			opt.MaxFlowBytes = bound - st.RecordBytes()
+			opened, err := statsOne(s, in.name, opt, st, gate, flt)
+			if many && err != nil && isInputError(err) {
+				st.AddSkipped(sourceName(in.name), err.Error(), opened)
+			}
+			return opened, err
+		},
+		write: func() error {
+			for _, in := range ins {
+				if many && in.err != nil {
+					st.AddSkipped(in.name, in.err.Error(), false)
+				}
+			}
+			if o.format == "json" {
+				return st.WriteJSON(s.out)
+			}
+			width, err := o.columns(fl, s.out)
+			if err != nil {
+				return err
+			}
+			if o.brief {
+				return st.WriteBriefWidth(s.out, width)
+			}
+			lf := newLineFitter(s.out, width, tableMarks)
+			if err := st.WriteTable(lf, render.NewPalette(on)); err != nil {
+				return err
+			}
+			return lf.Close()
+		},
+	})
 }
 
 // statsOne adds one capture to st. A capture that breaks off (cut short

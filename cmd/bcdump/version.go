@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // Release builds (.ci/release) stamp these with -ldflags -X; they win over
@@ -69,4 +72,18 @@ func formatVersion(bi *debug.BuildInfo, st stamp) string {
 		b.WriteString("\nbuilt with " + bi.GoVersion)
 	}
 	return b.String()
+}
+
+// newVersionCmd is "bcdump version": what --version prints, for those who
+// type it as a command (as go, docker and kubectl take it).
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, the commit it was built from and the Go version (as --version)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "bcdump %s\n", versionString())
+			return err
+		},
+	}
 }

@@ -98,3 +98,26 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Closest are up to three of names nearest to word by edit distance (at
+// most max(2, len(word)/4) edits; letter case ignored), nearest first.
+func Closest(word string, names []string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	limit := max(2, len(word)/4)
+	lw := strings.ToLower(word)
+	for _, n := range names {
+		if d := editDistance(lw, strings.ToLower(n)); d <= limit {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}

@@ -65,6 +65,15 @@ type Schema interface {
 	Names() []string
 }
 
+// Valuer is a Schema that knows every value some string fields can have
+// (opcode names, anomaly codes, ...): Values returns them, nil for a field
+// that may hold any string. Compile refuses ==, != and in with a value
+// not listed, which could never match (or always would), and names the
+// nearest value.
+type Valuer interface {
+	Values(path string) []string
+}
+
 // Flattener is a Schema with paths below which a field is found by its
 // name at any depth: with "messages.fields" flat,
 // messages.fields.name_hash tests messages.fields.files.name_hash too

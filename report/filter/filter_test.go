@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -428,5 +429,54 @@ func TestFlatFields(t *testing.T) {
 	}
 	if f.Match([]byte(hashes)) {
 		t.Error("a nested field matched its flat name without a Flattener")
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"Chat", "ChecksumReq", "TeamChat", "Explosion"}
+	for _, tc := range []struct {
+		word string
+		want []string
+	}{
+		{"Chta", []string{"Chat"}},
+		{"chat", []string{"Chat"}},
+		{"Explosoin", []string{"Explosion"}},
+		{"zzzzzz", nil},
+	} {
+		if got := Closest(tc.word, names); !slices.Equal(got, tc.want) {
+			t.Errorf("Closest(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+}
+
+// valuedSchema is testSchema with closed value sets (Valuer).
+type valuedSchema struct {
+	testSchema
+	values map[string][]string
+}
+
+func (s valuedSchema) Values(path string) []string { return s.values[path] }
+
+// A value a field with known values never has is refused, with the
+// nearest; other operators and fields are left alone.
+func TestCompileClosedValues(t *testing.T) {
+	s := valuedSchema{testSchema{"opcode_name": String, "dir": String, "text": String}, map[string][]string{
+		"opcode_name": {"Chat", "TeamChat", "Explosion"}, "dir": {"c2s", "s2c"}}}
+	for _, tc := range []struct{ expr, hint string }{
+		{"opcode_name == Chta", "did you mean Chat?"},
+		{"opcode_name != chat", "did you mean Chat?"},
+		{`opcode_name in {Chat Explosoin}`, "did you mean Explosion?"},
+		{`dir == "up"`, "the values are c2s, s2c"},
+	} {
+		_, err := Compile(tc.expr, s)
+		var fe *Error
+		if !errors.As(err, &fe) || fe.Hint != tc.hint || !strings.Contains(fe.Msg, "never has the value") {
+			t.Errorf("%s: %v", tc.expr, err)
+		}
+	}
+	for _, expr := range []string{"opcode_name == Chat", `opcode_name contains "Cht"`, `opcode_name matches "^Ch"`, `text == "Chta"`, `dir in {c2s s2c}`} {
+		if _, err := Compile(expr, s); err != nil {
+			t.Errorf("%s: %v", expr, err)
+		}
 	}
 }

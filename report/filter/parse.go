@@ -2,6 +2,7 @@ package filter
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -149,6 +150,11 @@ func (p *parser) parseRelation(field token) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.op == opEq || a.op == opNe {
+		if err := p.checkValue(field, path, v); err != nil {
+			return nil, err
+		}
+	}
 	a.lits = []literal{lit}
 	neg := false
 	if a.op == opNe {
@@ -207,6 +213,9 @@ func (p *parser) parseSet(field token, a atom) ([]literal, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := p.checkValue(field, a.path, t); err != nil {
+			return nil, err
+		}
 		if p.peek().kind == tRange {
 			r := p.next()
 			if a.typ != Number && a.typ != Hex {
@@ -254,6 +263,25 @@ func (p *parser) literal(field token, t Type, v token) (literal, error) {
 		return literal{}, p.errSpan(v, "type mismatch: "+field.text+" is a boolean; "+v.describe()+" is not", "use true or false")
 	}
 	return literal{str: v.text, bytes: []byte(v.text)}, nil
+}
+
+// checkValue refuses a value v the schema knows path never has (Valuer).
+func (p *parser) checkValue(field token, path string, v token) error {
+	vs, ok := p.schema.(Valuer)
+	if !ok {
+		return nil
+	}
+	values := vs.Values(path)
+	if values == nil || slices.Contains(values, v.text) {
+		return nil
+	}
+	hint := "`bcdump fields` says what " + field.text + " holds"
+	if near := Closest(v.text, values); len(near) > 0 {
+		hint = "did you mean " + strings.Join(near, ", ") + "?"
+	} else if len(values) <= 8 {
+		hint = "the values are " + strings.Join(values, ", ")
+	}
+	return p.errSpan(v, field.text+" never has the value "+strconv.Quote(v.text), hint)
 }
 
 func (p *parser) addAtom(a atom, neg bool) node {

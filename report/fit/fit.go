@@ -16,6 +16,7 @@ package fit
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -33,7 +34,14 @@ type Table struct {
 	Indent string
 	Cols   []Column
 	rows   [][]string
+	// dropped are the heads of the columns the last Write left out.
+	dropped []string
 }
+
+// Dropped are the heads of the columns the last Write left out to fit
+// its width, in table order; nil when every column was written. A caller
+// says so under the table, so that no column goes unnoticed.
+func (t *Table) Dropped() []string { return t.dropped }
 
 // Row adds a row; missing cells are empty.
 func (t *Table) Row(cells ...string) {
@@ -74,6 +82,12 @@ func (t *Table) Stream(w io.Writer, width int, rows func(row func(cells ...strin
 		return err
 	}
 	keep := t.fitColumns(colw, width)
+	t.dropped = nil
+	for i, c := range t.Cols {
+		if !slices.Contains(keep, i) {
+			t.dropped = append(t.dropped, c.Head)
+		}
+	}
 	bw := bufio.NewWriter(w)
 	last := keep[len(keep)-1]
 	var b strings.Builder

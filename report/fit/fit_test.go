@@ -3,6 +3,7 @@ package fit
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -98,5 +99,18 @@ func TestLineAndCut(t *testing.T) {
 	}
 	if got := Cut("abc", 0); got != "abc" {
 		t.Errorf("Cut no limit = %q", got)
+	}
+}
+
+func TestDropped(t *testing.T) {
+	tb := &Table{Cols: cols}
+	tb.Row("1", "Cady2", "192.168.1.20:2655", "12/40", "a note")
+	var b strings.Builder
+	if err := tb.Write(&b, 0); err != nil || tb.Dropped() != nil {
+		t.Errorf("no limit: dropped %q %v", tb.Dropped(), err)
+	}
+	b.Reset()
+	if err := tb.Write(&b, 24); err != nil || !slices.Equal(tb.Dropped(), []string{"ADDRESS", "RTT"}) {
+		t.Errorf("24 columns: dropped %q %v\n%s", tb.Dropped(), err, b.String())
 	}
 }

@@ -195,7 +195,33 @@ func (e *Eval) anomIDs(p string) anomIDs {
 func (e *Eval) Filter() *filter.Filter { return e.f }
 
 // Datagram reports whether d's record matches (appendDatagramJSON).
-func (e *Eval) Datagram(d *dissect.Datagram) bool {
+func (e *Eval) Datagram(d *dissect.Datagram) bool { return e.datagram(d, -1) }
+
+// Messages says which of a matching datagram's messages match on their
+// own: dst[i] is whether d's record with message i as its only message
+// matches. It returns nil when that tells nothing apart (the filter reads
+// no message field, every message or none matches alone) or the filter
+// is evaluated on rendered JSON (slow).
+func (e *Eval) Messages(d *dissect.Datagram, dst []bool) []bool {
+	n := len(d.Transport.Messages)
+	if !e.msgs || e.slow || n < 2 || d.Kind == dissect.KindGameSpy {
+		return nil
+	}
+	dst = dst[:0]
+	some, all := false, true
+	for i := range n {
+		m := e.datagram(d, i)
+		dst = append(dst, m)
+		some, all = some || m, all && m
+	}
+	if !some || all {
+		return nil
+	}
+	return dst
+}
+
+// datagram is Datagram with only message only of d fed (-1: all).
+func (e *Eval) datagram(d *dissect.Datagram, only int) bool {
 	if e.slow {
 		e.buf = e.withFile(render.AppendDatagramJSON(e.buf[:0], d))
 		return e.f.Match(e.buf)
@@ -243,6 +269,9 @@ func (e *Eval) Datagram(d *dissect.Datagram) bool {
 		}
 		if e.msgs {
 			for i := range d.Transport.Messages {
+				if only >= 0 && i != only {
+					continue
+				}
 				f.Present(t.messages)
 				e.message(&e.msg, &d.Transport.Messages[i], &d.Msgs[i], 3)
 			}

@@ -23,11 +23,15 @@ import (
 // (Eval), which gives Match's answer on that JSON without rendering it:
 // only what is shown is rendered, by out.
 type Select struct {
-	out   dissect.Sink
-	mark  render.ContextMarker // out's context marking, or nil
-	eval  *Eval                // nil: no filter
-	limit int
-	plan  *Plan
+	out  dissect.Sink
+	mark render.ContextMarker // out's context marking, or nil
+	// matches: out tells matching messages apart (render.MatchMarker),
+	// with matched the scratch for Eval.Messages.
+	matches render.MatchMarker
+	matched []bool
+	eval    *Eval // nil: no filter
+	limit   int
+	plan    *Plan
 
 	ev     []dissect.Event
 	n      int // datagrams seen
@@ -62,6 +66,9 @@ func NewSelect(out dissect.Sink, opt SelectOptions) *Select {
 	s.mark, _ = out.(render.ContextMarker)
 	if s.eval != nil {
 		s.eval.SetFile(opt.File)
+		if mm, ok := out.(render.MatchMarker); ok && mm.WantsMatches() {
+			s.matches = mm
+		}
 	}
 	return s
 }
@@ -123,6 +130,14 @@ func (s *Select) show(d *dissect.Datagram, context bool) error {
 		s.onShow(d, context)
 	}
 	var err error
+	if s.matches != nil && !context {
+		m := s.eval.Messages(d, s.matched[:0])
+		if m != nil {
+			s.matched = m // the grown scratch, kept
+		}
+		s.matches.MarkMatches(m)
+		defer s.matches.MarkMatches(nil)
+	}
 	switch {
 	case context && s.mark != nil:
 		s.mark.MarkContext(true)
@@ -339,7 +354,7 @@ func (s *Select) Order(d *dissect.Datagram) (uint8, error) {
 // (dissect.Renderer).
 func (s *Select) NewRender() func([]byte, *dissect.Datagram, uint8) []byte {
 	r, ok := s.out.(render.RecordRenderer)
-	if !ok {
+	if !ok || s.matches != nil {
 		return nil
 	}
 	f := r.NewRecordRender()

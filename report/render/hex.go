@@ -24,7 +24,14 @@ type Hex struct {
 	files   int  // file headers printed (StartFile)
 	clock   clock
 	memo    recordMemo // float texts (jsonmemo.go); each rendering goroutine has its own Hex
+	// noTree leaves out the header fields and field trees (read -x),
+	// noDump the hexdumps (read -V).
+	noTree, noDump bool
 }
+
+// SetParts chooses what each message shows: its field tree (tshark -V),
+// its bytes as a hexdump (tshark -x), or both (the default).
+func (h *Hex) SetParts(tree, dump bool) { h.noTree, h.noDump = !tree, !dump }
 
 // SetTimeFormat sets how the time is shown (read -t).
 func (h *Hex) SetTimeFormat(f TimeFormat) { h.clock.format = f }
@@ -68,13 +75,16 @@ func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 	b = append(b, ")\n"...)
 	if d.Kind == dissect.KindGameSpy {
 		for _, kv := range d.GameSpy {
+			if h.noTree {
+				break
+			}
 			b = append(b, "  "...)
 			b = quote.AppendName(b, kv.Key) // as read -F table shows names
 			b = append(b, ": "...)
 			b = appendQuote(b, kv.Value)
 			b = append(b, '\n')
 		}
-		b = appendHexdump(b, d.Plain, 0, "  ")
+		b = h.dump(b, d.Plain, 0, "  ")
 	} else {
 		b = h.appendGame(b, d)
 	}
@@ -102,10 +112,20 @@ func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 	return append(b, '\n')
 }
 
+// dump is appendHexdump unless the hexdumps are left out.
+func (h *Hex) dump(b []byte, p []byte, base int, indent string) []byte {
+	if h.noDump {
+		return b
+	}
+	return appendHexdump(b, p, base, indent)
+}
+
 func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
-	b = appendFieldUint(b, 1, 0, "peer_id", uint64(d.Transport.PeerID))
-	if len(d.Plain) > 1 {
-		b = appendFieldUint(b, 1, 1, "msg_count", uint64(d.Transport.MsgCount))
+	if !h.noTree {
+		b = appendFieldUint(b, 1, 0, "peer_id", uint64(d.Transport.PeerID))
+		if len(d.Plain) > 1 {
+			b = appendFieldUint(b, 1, 1, "msg_count", uint64(d.Transport.MsgCount))
+		}
 	}
 	end := 2
 	for i := range d.Transport.Messages {
@@ -120,15 +140,17 @@ func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
 		b = append(b, ' ')
 		b = appendMessageBrief(b, d, i)
 		b = append(b, '\n')
-		b = appendHeaderFields(b, m)
-		if dm.Decoded {
-			b = appendFieldTree(b, dm.Fields.List, m.PayloadOff, 3, &h.memo)
+		if !h.noTree {
+			b = appendHeaderFields(b, m)
+			if dm.Decoded {
+				b = appendFieldTree(b, dm.Fields.List, m.PayloadOff, 3, &h.memo)
+			}
+			if r := dm.Reassembled; r != nil && r.Decoded {
+				b = append(b, "      reassembled payload (offsets within it):\n"...)
+				b = appendFieldTree(b, r.Fields.List, 0, 4, &h.memo)
+			}
 		}
-		if r := dm.Reassembled; r != nil && r.Decoded {
-			b = append(b, "      reassembled payload (offsets within it):\n"...)
-			b = appendFieldTree(b, r.Fields.List, 0, 4, &h.memo)
-		}
-		b = appendHexdump(b, d.Plain[m.Offset:m.Offset+m.Len], m.Offset, "      ")
+		b = h.dump(b, d.Plain[m.Offset:m.Offset+m.Len], m.Offset, "      ")
 		end = m.Offset + m.Len
 	}
 	if t := &d.Transport; t.HasCut {
@@ -140,15 +162,15 @@ func (h *Hex) appendGame(b []byte, d *dissect.Datagram) []byte {
 		b = append(b, ' ')
 		b = appendCutBrief(b, d)
 		b = append(b, '\n')
-		if !t.CutInHeader {
+		if !t.CutInHeader && !h.noTree {
 			b = appendHeaderFields(b, m)
 		}
-		b = appendHexdump(b, d.Plain[m.Offset:], m.Offset, "      ")
+		b = h.dump(b, d.Plain[m.Offset:], m.Offset, "      ")
 		end = len(d.Plain)
 	}
-	if end < len(d.Plain) {
+	if end < len(d.Plain) && !h.noDump {
 		b = append(b, "  undecoded bytes:\n"...)
-		b = appendHexdump(b, d.Plain[end:], end, "      ")
+		b = h.dump(b, d.Plain[end:], end, "      ")
 	}
 	return b
 }

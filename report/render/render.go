@@ -21,6 +21,16 @@ type RecordRenderer interface {
 // match (read -C).
 type ContextMarker interface{ MarkContext(on bool) }
 
+// MatchMarker is a reporter that can tell the messages a filter matched
+// from the others in a datagram it shows (the table: matching messages
+// first on a line that is cut, --only-matching). When WantsMatches, a
+// query.Select calls MarkMatches before each datagram it shows, in
+// capture order (it then renders in order).
+type MatchMarker interface {
+	WantsMatches() bool
+	MarkMatches(m []bool)
+}
+
 var (
 	_ RecordRenderer = (*Table)(nil)
 	_ RecordRenderer = (*Hex)(nil)
@@ -28,6 +38,7 @@ var (
 	_ ContextMarker  = (*Table)(nil)
 	_ ContextMarker  = (*Hex)(nil)
 	_ ContextMarker  = (*JSON)(nil)
+	_ MatchMarker    = (*Table)(nil)
 )
 
 func (j *JSON) NewRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
@@ -52,7 +63,7 @@ func (j *JSON) WriteRecords(b []byte) error {
 func (t *Table) NewRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
 	// The compact form defines labels on first use and the delta time
 	// counts from the record before: both need capture order.
-	if t.flush || t.compact != nil || t.clock.format == TimeDelta {
+	if t.flush || t.compact != nil || t.only || t.clock.format == TimeDelta {
 		return nil
 	}
 	c := &Table{pal: t.pal, clock: clock{format: t.clock.format}}
@@ -71,7 +82,7 @@ func (h *Hex) NewRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
 	if h.flush || h.clock.format == TimeDelta {
 		return nil
 	}
-	c := &Hex{pal: h.pal, cipher: h.cipher, clock: clock{format: h.clock.format}}
+	c := &Hex{pal: h.pal, cipher: h.cipher, clock: clock{format: h.clock.format}, noTree: h.noTree, noDump: h.noDump}
 	return func(b []byte, d *dissect.Datagram, context bool) []byte {
 		c.context = context
 		return c.appendRecord(b, d)

@@ -109,7 +109,26 @@ type Table struct {
 	compact *compactState // nil: the full form
 	defs    []byte        // label definitions before the line (compact)
 	acksAt  bool          // ACKs as a count after the other messages (a cut compact line)
+	// matches[i]: message i matched the filter on its own (MarkMatches);
+	// nil when that is not known or tells nothing apart.
+	matches []bool
+	only    bool // only the matching messages are shown (--only-matching)
+	// matchFirst: the matching messages first, marked * (a cut compact line)
+	matchFirst bool
 }
+
+// MarkMatches says which messages of the next datagram matched the
+// filter on their own (nil: not known); see MatchMarker.
+func (t *Table) MarkMatches(m []bool) { t.matches = m }
+
+// SetOnlyMatching shows only the messages that matched (read
+// --only-matching); a datagram that matched as a whole, with no message
+// matching on its own, is shown whole.
+func (t *Table) SetOnlyMatching(on bool) { t.only = on }
+
+// WantsMatches reports whether the table uses MarkMatches: a line that may
+// be cut (compact) shows matching messages first, and --only-matching.
+func (t *Table) WantsMatches() bool { return t.only || t.compact != nil && t.compact.Width > 0 }
 
 // SetTimeFormat sets how the time column is shown (read -t).
 func (t *Table) SetTimeFormat(f TimeFormat) { t.clock.format = f }
@@ -127,12 +146,16 @@ func (t *Table) Datagram(d *dissect.Datagram) error {
 		if _, err := t.w.Write(t.defs); err != nil {
 			return err
 		}
-		if w := t.compact.Width; w > 0 && !fitsRest(t.buf, w) && acksFirst(d) {
-			// The cut would take what the datagram carries: show the
-			// other messages first and the ACKs as a count.
-			t.clock, t.acksAt = clk, true
-			t.buf = t.appendLine(t.buf[:0], d)
-			t.acksAt = false
+		if w := t.compact.Width; w > 0 && !fitsRest(t.buf, w) {
+			// The cut would take what the datagram carries or what
+			// matched: show the matching messages first (marked *), the
+			// other messages before the ACKs, the ACKs as a count.
+			reorder, acks := t.matches != nil && !t.only, acksFirst(d)
+			if reorder || acks {
+				t.clock, t.acksAt, t.matchFirst = clk, acks, reorder
+				t.buf = t.appendLine(t.buf[:0], d)
+				t.acksAt, t.matchFirst = false, false
+			}
 		}
 		t.buf = cutLine(t.buf, t.compact.Width)
 	}
@@ -172,28 +195,54 @@ func (t *Table) appendLine(b []byte, d *dissect.Datagram) []byte {
 	} else {
 		b = append(b, " peer="...)
 		b = appendPeer(b, d.Transport.PeerID)
-		shown, acks := 0, 0
-		for i := range d.Transport.Messages {
-			c := p.data
-			switch m := &d.Transport.Messages[i]; {
-			case m.Type == transport.TypeACK:
-				if t.acksAt {
-					acks++
+		shown, acks, others := 0, 0, 0
+		matches := t.matches
+		if len(matches) != len(d.Transport.Messages) {
+			matches = nil
+		}
+		rounds := 1
+		if t.matchFirst && matches != nil {
+			rounds = 2 // the matching messages, then the others
+		}
+		for round := range rounds {
+			for i := range d.Transport.Messages {
+				matched := matches != nil && matches[i]
+				if matches != nil && t.only && !matched {
+					others++
 					continue
 				}
-				c = p.ack
-			case m.Type != transport.TypeData:
-				c = p.control
+				if rounds == 2 && (round == 0) != matched {
+					continue
+				}
+				c := p.data
+				switch m := &d.Transport.Messages[i]; {
+				case m.Type == transport.TypeACK:
+					if t.acksAt && !(rounds == 2 && matched) {
+						acks++
+						continue
+					}
+					c = p.ack
+				case m.Type != transport.TypeData:
+					c = p.control
+				}
+				if shown > 0 {
+					b = append(b, " | "...)
+				} else {
+					b = append(b, ' ')
+				}
+				shown++
+				if rounds == 2 && matched {
+					b = append(b, '*')
+				}
+				b = p.start(b, c)
+				b = appendMessageBrief(b, d, i)
+				b = p.end(b, c)
 			}
-			if shown > 0 {
-				b = append(b, " | "...)
-			} else {
-				b = append(b, ' ')
-			}
-			shown++
-			b = p.start(b, c)
-			b = appendMessageBrief(b, d, i)
-			b = p.end(b, c)
+		}
+		if others > 0 {
+			b = append(b, " | +"...)
+			b = appendInt(b, int64(others))
+			b = append(b, " not matching"...)
 		}
 		if acks > 0 {
 			b = append(b, " | "...)

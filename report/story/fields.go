@@ -47,6 +47,14 @@ func (s Schema) Field(path string) (filter.Type, bool) {
 	return s.Schema.Field(path)
 }
 
+// Values forwards to the wrapped schema's values (filter.Valuer).
+func (s Schema) Values(path string) []string {
+	if v, ok := s.Schema.(filter.Valuer); ok {
+		return v.Values(path)
+	}
+	return nil
+}
+
 // Names lists the session fields after the wrapped schema's.
 func (s Schema) Names() []string {
 	names := s.Schema.Names()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -527,7 +528,21 @@ func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	for _, n := range notes {
 		fit.Line(w, "  ", strings.TrimPrefix(n, "  "), a.width)
 	}
-	fit.Line(w, "  ", "(RTT: the host's reliable messages to the player, first send to its ACK; RETX: resent copies per first send)", a.width)
+	// The footnote explains the columns shown; the ones left out are named.
+	dropped := tw.Dropped()
+	var explain []string
+	if !slices.Contains(dropped, "RTT P50/P95 ms") {
+		explain = append(explain, "RTT: the host's reliable messages to the player, first send to its ACK")
+	}
+	if !slices.Contains(dropped, "RETX C2S/S2C") {
+		explain = append(explain, "RETX: resent copies per first send")
+	}
+	if len(explain) > 0 {
+		fit.Line(w, "  ", "("+strings.Join(explain, "; ")+")", a.width)
+	}
+	if len(dropped) > 0 {
+		fit.Line(w, "  ", fmt.Sprintf("(left out to fit %d columns: %s; --wide shows them)", a.width, strings.Join(dropped, ", ")), a.width)
+	}
 
 	if len(doc.Players) > 0 {
 		fmt.Fprintln(w, "\nVerdicts")

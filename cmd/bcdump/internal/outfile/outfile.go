@@ -29,6 +29,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"syscall"
 )
 
 // Options say what an output must not clobber.
@@ -213,14 +215,14 @@ func Create(path string, o Options) (*File, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
-		return nil, err
+		return nil, createError(err, path, filepath.Dir(target))
 	}
+	out := &File{f: f, target: target, tmp: f.Name(), o: o}
 	if err := f.Chmod(perm); err != nil { // CreateTemp makes 0600
 		f.Close()
 		os.Remove(f.Name())
-		return nil, err
+		return nil, out.named(err)
 	}
-	out := &File{f: f, target: target, tmp: f.Name(), o: o}
 	if !o.OwnSignals {
 		pending.add(out.tmp)
 	}
@@ -231,7 +233,10 @@ func Create(path string, o Options) (*File, error) {
 // link).
 func (f *File) Name() string { return f.target }
 
-func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	return n, f.named(err)
+}
 
 // Commit syncs the temporary file and renames it into place (under
 // NoClobber, links it there unless a file appeared meanwhile); a file
@@ -250,7 +255,7 @@ func (f *File) Commit() error {
 	}
 	if err != nil {
 		f.Abort()
-		return err
+		return f.named(err)
 	}
 	unlock := pending.lock()
 	defer unlock()
@@ -261,8 +266,8 @@ func (f *File) Commit() error {
 		} else if errors.Is(err, fs.ErrExist) {
 			err = &ExistsError{f.target}
 		}
-	} else {
-		err = os.Rename(f.tmp, f.target)
+	} else if err = os.Rename(f.tmp, f.target); err != nil {
+		err = replaceError(runtime.GOOS, err, f.target)
 	}
 	if err != nil {
 		os.Remove(f.tmp)
@@ -297,4 +302,66 @@ func WriteFile(path string, data []byte, o Options) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// named is err with the temporary file's name replaced by the name the
+// user gave: the temporary file is bcdump's business, and gone once an
+// error is reported.
+func (f *File) named(err error) error {
+	var pe *fs.PathError
+	if f.tmp != "" && errors.As(err, &pe) && pe.Path == f.tmp {
+		return &fs.PathError{Op: pe.Op, Path: f.target, Err: pe.Err}
+	}
+	return err
+}
+
+// createError is the failure to create the temporary file for path in
+// dir, said of path.
+func createError(err error, path, dir string) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot write %s: the directory %s does not exist", path, dir)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+	}
+	return err
+}
+
+// HeldOpenError is an output Windows would not let bcdump replace: another
+// program has it open (or it is read-only). The file is as it was.
+type HeldOpenError struct {
+	Path string
+	Err  error // the rename's error
+}
+
+func (e *HeldOpenError) Error() string {
+	return fmt.Sprintf("cannot replace %s: it is open in another program (or read-only); it is unchanged, and the new output was not kept: close it there, or write another name", e.Path)
+}
+
+func (e *HeldOpenError) Unwrap() error { return e.Err }
+
+// Windows errors a rename into place fails with when another program
+// holds the target open: ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION and
+// ERROR_LOCK_VIOLATION. (Numbers, so that the mapping builds and is
+// tested everywhere.)
+var heldOpenErrnos = []syscall.Errno{5, 32, 33}
+
+// replaceError is the failure of the rename of a complete temporary file
+// onto target, on the system goos, said of target: on Windows a target
+// held open elsewhere is a HeldOpenError.
+func replaceError(goos string, err error, target string) error {
+	var le *os.LinkError
+	if !errors.As(err, &le) {
+		return err
+	}
+	var no syscall.Errno
+	if goos == "windows" && errors.As(le.Err, &no) {
+		for _, h := range heldOpenErrnos {
+			if no == h {
+				return &HeldOpenError{Path: target, Err: err}
+			}
+		}
+	}
+	return &fs.PathError{Op: "replace", Path: target, Err: le.Err}
 }

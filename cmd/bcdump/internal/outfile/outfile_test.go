@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -282,5 +283,35 @@ func TestCheckStdout(t *testing.T) {
 	}
 	if err := CheckStdout(nil, Options{Inputs: []string{in}}); err != nil {
 		t.Errorf("no *os.File: %v", err)
+// Errors name the output the user gave, never the temporary file
+// (issue 37): a missing directory, and on Windows a target another
+// program holds open, tested with the error Windows gives.
+func TestErrorsNameTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nonexistent", "x.pcapng")
+	_, err := Create(missing, Options{})
+	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), ".tmp") || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing directory: %v", err)
+	}
+
+	target := filepath.Join(dir, "locked.html")
+	tmp := filepath.Join(dir, ".locked.html.123.tmp")
+	for _, no := range heldOpenErrnos {
+		renameErr := &os.LinkError{Op: "rename", Old: tmp, New: target, Err: no}
+		err = replaceError("windows", renameErr, target)
+		var he *HeldOpenError
+		if !errors.As(err, &he) || he.Path != target {
+			t.Fatalf("windows errno %d: %v", uintptr(no), err)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, target) || strings.Contains(msg, ".tmp") || !strings.Contains(msg, "open in another program") || !strings.Contains(msg, "unchanged") {
+			t.Errorf("windows errno %d: %q", uintptr(no), msg)
+		}
+		// Elsewhere the same numbers mean something else: the error says
+		// what the system said, of the target.
+		err = replaceError("linux", renameErr, target)
+		if errors.As(err, &he) || !strings.Contains(err.Error(), target) || strings.Contains(err.Error(), ".tmp") {
+			t.Errorf("linux errno %d: %v", uintptr(no), err)
+		}
 	}
 }
