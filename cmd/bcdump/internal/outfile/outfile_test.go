@@ -283,6 +283,9 @@ func TestCheckStdout(t *testing.T) {
 	}
 	if err := CheckStdout(nil, Options{Inputs: []string{in}}); err != nil {
 		t.Errorf("no *os.File: %v", err)
+	}
+}
+
 // Errors name the output the user gave, never the temporary file
 // (issue 37): a missing directory, and on Windows a target another
 // program holds open, tested with the error Windows gives.
