@@ -2,8 +2,8 @@ package replay
 
 import (
 	"context"
-	"slices"
 	"net"
+	"slices"
 	"testing"
 	"time"
 

@@ -20,8 +20,8 @@ type Server struct {
 	ep   *endpoint.Endpoint
 
 	mu       sync.Mutex
-	run      int                    // the run whose clients are joining
-	next     int                    // its next conversation
+	run      int // the run whose clients are joining
+	next     int // its next conversation
 	joining  map[netip.AddrPort]*Conversation
 	sessions map[netip.AddrPort]*session
 	done     []*Live
