@@ -97,3 +97,128 @@ func TestSelfReplay(t *testing.T) {
 		})
 	}
 }
+
+// mutate returns a copy of rec whose conversations' messages went
+// through f (which may drop, change or add messages).
+func mutate(rec *Recording, f func(c *Conversation, ms []Message) []Message) *Recording {
+	out := &Recording{Name: rec.Name}
+	for _, c := range rec.Conversations {
+		cc := *c
+		ms := make([]Message, len(c.Messages))
+		for i, m := range c.Messages {
+			m.Payload = append([]byte(nil), m.Payload...)
+			ms[i] = m
+		}
+		cc.Messages = f(&cc, ms)
+		out.Conversations = append(out.Conversations, &cc)
+	}
+	return out
+}
+
+func TestReplayFindsMutations(t *testing.T) {
+	rec := load(t, "../../testdata/captures/openbc-session-2.pcap")
+	drop := func(op int) func(*Conversation, []Message) []Message {
+		return func(_ *Conversation, ms []Message) []Message {
+			return slices.DeleteFunc(ms, func(m Message) bool { return m.Dir == FromServer && m.Opcode() == op })
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		f     func(*Conversation, []Message) []Message
+		phase string
+		item  string // a differing row of phase has this item
+	}{
+		{"opcode dropped", drop(0x35), "mission", "MissionInit (missing)"},
+		{"field changed", func(_ *Conversation, ms []Message) []Message {
+			for i := range ms {
+				if ms[i].Dir == FromServer && ms[i].Opcode() == 0x35 {
+					ms[i].Payload[1]-- // player limit
+				}
+			}
+			return ms
+		}, "mission", "MissionInit player_limit"},
+		{"checksum round refused", func(_ *Conversation, ms []Message) []Message {
+			for i := range ms {
+				if ms[i].Dir == FromServer && ms[i].Opcode() == 0x28 {
+					// BootPlayer "checksum failed" instead of the rest of the join.
+					ms[i].Payload = []byte{0x04, 0x04}
+					return ms[:i+1]
+				}
+			}
+			return ms
+		}, "checksum", "ChecksumComplete (missing)"},
+		{"slot moved", func(c *Conversation, ms []Message) []Message {
+			for i := range ms {
+				if ms[i].Dir == FromServer && ms[i].Opcode() == 0x00 {
+					ms[i].Payload[6]++
+				}
+			}
+			c.Slot++
+			return ms
+		}, "settings", "Settings player_slot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			drive, _ := selfReplay(t, rec, mutate(rec, tc.f), Options{Settle: 300 * time.Millisecond, Gate: time.Second})
+			found := false
+			for _, r := range differing(drive) {
+				if r.Phase == tc.phase && r.Item == tc.item {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no differing %s row %q in:", tc.phase, tc.item)
+				for _, r := range differing(drive) {
+					t.Logf("  %+v", r)
+				}
+			}
+		})
+	}
+}
+
+// TestReplayRates plays the battle capture in real time (sped up 4x on
+// both sides): the in-game rows compare rates, and halving the server's
+// StateUpdates shows.
+func TestReplayRates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a 22 s battle at 4x (-short)")
+	}
+	rec := load(t, "../../testdata/captures/openbc-session-3.pcap")
+	opt := Options{Speed: 4, Settle: 500 * time.Millisecond}
+	drive, serve := selfReplay(t, rec, rec, opt)
+	for _, r := range append(differing(drive), differing(serve)...) {
+		t.Errorf("self replay: %+v", r)
+	}
+	rateRows := 0
+	for _, r := range drive {
+		if r.Kind == Statistical && r.Item == "StateUpdate rate /s" {
+			rateRows++
+		}
+	}
+	if rateRows != 3 {
+		t.Errorf("%d StateUpdate rate rows, want one per bot", rateRows)
+	}
+
+	halved := mutate(rec, func(_ *Conversation, ms []Message) []Message {
+		k := 0
+		return slices.DeleteFunc(ms, func(m Message) bool {
+			if m.Dir != FromServer || m.Opcode() != 0x1C {
+				return false
+			}
+			k++
+			return k%2 == 0
+		})
+	})
+	drive, _ = selfReplay(t, rec, halved, opt)
+	found := 0
+	for _, r := range differing(drive) {
+		if r.Phase == "in game" && r.Item == "StateUpdate rate /s" {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Error("halved StateUpdate rate not found")
+		for _, r := range differing(drive) {
+			t.Logf("  %+v", r)
+		}
+	}
+}
