@@ -119,7 +119,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
-	root.AddCommand(newConvertCmd(s))
+	root.AddCommand(newConvertCmd(s), newReplayCmd(s))
 	installHelp(root, s)
 	registerCompletions(root)
 	root.SetOut(s.out) // the completion scripts are bound to it when made
