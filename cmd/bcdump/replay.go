@@ -36,6 +36,7 @@ type replayOptions struct {
 	connectWait time.Duration
 	settle      time.Duration
 	gameDir     string
+	checksums   string
 	format      string
 	write       string
 	all         bool
@@ -86,6 +87,7 @@ See bcdump help replay.`,
 	f.DurationVar(&o.connectWait, "connect-timeout", 5*time.Second, "how long the server has to answer Connect")
 	f.DurationVar(&o.settle, "settle", 3*time.Second, "how long answers are collected after the last message, at most")
 	f.StringVar(&o.gameDir, "game-dir", "", "answer checksum requests the recording cannot from this game folder's files")
+	f.StringVar(&o.checksums, "checksums", "recording", "where checksum answers come from first: recording, or manifest (--manifest or --game-dir)")
 	f.StringVarP(&o.format, "format", "F", "table", "output: table or json")
 	f.StringVarP(&o.write, "write", "w", "", "write the live conversation to this pcapng file")
 	f.BoolVar(&o.all, "all", false, "table: every row, not only differences and phase summaries")
@@ -151,6 +153,16 @@ func runReplay(ctx context.Context, s *streams, o *replayOptions, input string, 
 		if ropt.Manifest, err = checksum.Generate(o.gameDir); err != nil {
 			return fmt.Errorf("--game-dir: %w", err)
 		}
+	}
+	switch o.checksums {
+	case "recording":
+	case "manifest":
+		if ropt.Manifest == nil {
+			return fmt.Errorf("--checksums manifest needs --manifest FILE or --game-dir DIR")
+		}
+		ropt.PreferManifest = true
+	default:
+		return fmt.Errorf("--checksums %s: want recording or manifest", o.checksums)
 	}
 	if ctx == nil {
 		ctx = context.Background()

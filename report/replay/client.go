@@ -29,8 +29,10 @@ type Options struct {
 	// Settle is how long answers are collected after the last message,
 	// at most (3 s; less when the recording ended sooner).
 	Settle time.Duration
-	// Manifest, when set, answers checksum requests the recording cannot.
-	Manifest *checksum.Manifest
+	// Manifest, when set, answers checksum requests the recording cannot,
+	// or every request with PreferManifest.
+	Manifest       *checksum.Manifest
+	PreferManifest bool
 	// Tap, when set, sees every datagram on the wire (Writer.Tap).
 	Tap func(out bool, local, remote netip.AddrPort, b []byte)
 	// MaxAnswers bounds the server messages a live run keeps (the
@@ -218,7 +220,13 @@ func (d *driver) answerChecksum(p []byte) {
 			Text: fmt.Sprintf("a checksum request the client cannot read: %v", err)})
 		return
 	}
-	ans := d.conv.ChecksumAnswer(req.Round, string(req.Dir))
+	var ans []byte
+	if d.opt.Manifest != nil && d.opt.PreferManifest {
+		ans = manifestAnswer(d.opt.Manifest, req)
+	}
+	if ans == nil {
+		ans = d.conv.ChecksumAnswer(req.Round, string(req.Dir))
+	}
 	if ans == nil && d.opt.Manifest != nil {
 		ans = manifestAnswer(d.opt.Manifest, req)
 	}

@@ -113,7 +113,7 @@ func Compare(live *Live, side Dir, speed float64, tol Tolerances) []Row {
 		}
 	}
 	for _, p := range []Phase{PhaseChecksum, PhaseSettings, PhaseMission} {
-		rows = append(rows, exactPhase(name, p, inPhase(rec, p), inPhase(got, p), c, live, tol)...)
+		rows = append(rows, exactPhase(name, p, inPhase(rec, p), inPhase(got, p), tol)...)
 	}
 	rows = append(rows, statPhase(name, inPhase(rec, PhaseInGame), inPhase(got, PhaseInGame), speed, tol)...)
 	if live.Dropped > 0 {
@@ -144,7 +144,7 @@ func inPhase(ms []Message, p Phase) []Message {
 
 // exactPhase aligns two message lists by opcode (longest common
 // subsequence) and compares the pairs field by field.
-func exactPhase(client string, p Phase, rec, got []Message, c *Conversation, live *Live, tol Tolerances) []Row {
+func exactPhase(client string, p Phase, rec, got []Message, tol Tolerances) []Row {
 	var rows []Row
 	row := func(item, r, g string, differs bool) {
 		rows = append(rows, Row{Client: client, Phase: p.String(), Kind: Exact, Item: item, Recorded: r, Live: g, Differs: differs})
@@ -169,9 +169,6 @@ func exactPhase(client string, p Phase, rec, got []Message, c *Conversation, liv
 				row(fmt.Sprintf("%s %s", opName(rec[pr.r].Opcode()), d.name), d.rec+fmt.Sprintf(" [frame %d]", rec[pr.r].Frame), d.got, true)
 			}
 		}
-	}
-	if p == PhaseSettings && c.Slot >= 0 && live.Slot >= 0 && c.Slot != live.Slot {
-		row("player slot (object ids remapped)", fmt.Sprint(c.Slot), fmt.Sprint(live.Slot), true)
 	}
 	row("messages equal", fmt.Sprint(len(rec)), fmt.Sprintf("%d of %d", same, len(got)), same != len(rec) || same != len(got))
 	return rows
