@@ -286,6 +286,10 @@ func (d *driver) play(ctx context.Context) {
 		if m.Opcode() == 0x21 {
 			continue // answered live, when the server asks
 		}
+		what := opName(m.Opcode())
+		if m.Leave {
+			what = "Disconnect"
+		}
 		if gateOp >= 0 {
 			op, n := gateOp, gateN
 			if !d.waitFor(ctx, d.opt.Gate, func() bool { return d.counts[op]+d.deficit[op] >= n }) && ctx.Err() == nil {
@@ -293,13 +297,17 @@ func (d *driver) play(ctx context.Context) {
 				d.deficit[op] = n - d.counts[op]
 				d.live.Findings = append(d.live.Findings, Finding{Phase: phaseOf(m.Opcode()), At: d.since(),
 					Text: fmt.Sprintf("waited %s for the server's %s (#%d) that preceded the client's %s in the recording (frame %d); sent it anyway",
-						d.opt.Gate, opName(op), n, opName(m.Opcode()), m.Frame)})
+						d.opt.Gate, opName(op), n, what, m.Frame)})
 				d.mu.Unlock()
 			}
 			gateOp = -1
 		}
 		if wait := d.opt.scaled(m.At) - d.since(); wait > 0 {
 			d.sleep(ctx, wait)
+		}
+		if m.Leave {
+			d.leave(ctx)
+			return
 		}
 		d.send(m)
 	}
@@ -315,14 +323,16 @@ func (d *driver) play(ctx context.Context) {
 	if wait := time.Until(end); wait > 0 {
 		d.sleep(ctx, wait)
 	}
-	if d.conv.Left {
-		d.node.Do(func(e *endpoint.Endpoint) {
-			if e.Disconnect(d.host) == nil {
-				d.live.Left = true
-			}
-		})
-		d.waitFor(ctx, time.Second, func() bool { return d.host.Gone() })
-	}
+}
+
+// leave sends a stock Disconnect and waits up to a second for its ACK.
+func (d *driver) leave(ctx context.Context) {
+	d.node.Do(func(e *endpoint.Endpoint) {
+		if e.Disconnect(d.host) == nil {
+			d.live.Left = true
+		}
+	})
+	d.waitFor(ctx, time.Second, func() bool { return d.host.Gone() })
 }
 
 func (d *driver) recordedEnd() time.Duration {

@@ -21,6 +21,11 @@ const MaxConversations = 256
 // ErrTooLarge is returned by Load for a recording over its bounds.
 var ErrTooLarge = errors.New("replay: the recording holds more than a replay keeps (64 MiB of payloads or 256 clients); cut it with read -Y ... -w first")
 
+// typeNonStockDisconnect is transport type 0x06, which some server
+// reimplementations' clients send to leave (stock sends 0x05). A replayed
+// client leaves with a stock Disconnect either way.
+const typeNonStockDisconnect transport.Type = 0x06
+
 // Dir is which side sent a message.
 type Dir uint8
 
@@ -44,6 +49,10 @@ type Message struct {
 	Dir      Dir
 	Reliable bool
 	Payload  []byte // opcode first
+	// Leave marks the client's Disconnect (stock 0x05, or the non-stock
+	// 0x06): no payload; a replayed client leaves with a stock Disconnect
+	// at this point.
+	Leave bool
 }
 
 // Opcode is the payload's first byte, or -1 for an empty payload.
@@ -61,10 +70,15 @@ type Conversation struct {
 	PeerID         uint8  // assigned by the server's Connect answer (0: not seen)
 	Slot           int    // player slot from Settings; -1 when not seen
 	ConnectFrame   int
-	Left           bool          // the client sent Disconnect
+	Left           bool          // the client sent Disconnect (a Leave message marks when)
 	Start          time.Duration // RelTime of the first datagram
 	Messages       []Message     // both directions, in delivery order
 	bytes          int
+}
+
+func (c *Conversation) leave(at time.Duration, frame int) {
+	c.Left = true
+	c.Messages = append(c.Messages, Message{At: at, Frame: frame, Dir: FromClient, Leave: true})
 }
 
 // Label names the conversation for people: the player's name, else its
@@ -85,7 +99,7 @@ func (c *Conversation) Answers() []Message { return c.side(FromServer) }
 func (c *Conversation) side(d Dir) []Message {
 	var out []Message
 	for _, m := range c.Messages {
-		if m.Dir == d {
+		if m.Dir == d && !m.Leave {
 			out = append(out, m)
 		}
 	}
@@ -170,6 +184,14 @@ func (s *loader) Datagram(dg *dissect.Datagram) error {
 		client, server, dir = dg.Dst, dg.Src, FromServer
 	}
 	msgs := dg.Transport.Messages
+	if dir == FromClient && len(msgs) == 0 && len(dg.Plain) >= 3 && transport.Type(dg.Plain[2]) == typeNonStockDisconnect {
+		// The codec stops at a type it does not know: a lone 0x06 is
+		// the non-stock leave.
+		if c := s.open[client]; c != nil && !c.Left {
+			c.leave(dg.RelTime-c.Start, dg.Frame)
+		}
+		return nil
+	}
 	connect := false
 	for i := range msgs {
 		if msgs[i].Type == transport.TypeConnect && dir == FromClient {
@@ -203,8 +225,8 @@ func (s *loader) Datagram(dg *dissect.Datagram) error {
 				}
 			}
 		case transport.TypeDisconnect:
-			if dir == FromClient {
-				c.Left = true
+			if dir == FromClient && !c.Left {
+				c.leave(at, dg.Frame)
 			}
 		case transport.TypeData:
 			p := dm.Payload.Bytes

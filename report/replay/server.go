@@ -107,7 +107,7 @@ func (s *Server) event(ev endpoint.Event) {
 			live: &Live{Conv: c, Local: ev.From, PeerID: ev.Peer.ID(), Slot: c.Slot}, need: make([]int, len(c.Messages))}
 		k := 0
 		for i, m := range c.Messages {
-			if m.Dir == FromClient {
+			if m.Dir == FromClient && !m.Leave {
 				k++
 			}
 			ss.need[i] = k
@@ -187,6 +187,10 @@ func (s *Server) step() bool {
 		msgs := ss.conv.Messages
 		for ss.idx < len(msgs) {
 			m := &msgs[ss.idx]
+			if m.Leave {
+				ss.idx++ // the live client's own Disconnect ends its session
+				continue
+			}
 			if m.Dir == FromClient {
 				// The recorded client sent this before the next answer:
 				// wait for the live client to have sent as many.
