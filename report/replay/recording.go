@@ -90,16 +90,19 @@ func (c *Conversation) Label() string {
 	return c.Client.String()
 }
 
-// Sent returns the client's messages.
+// Sent returns the client's messages up to its leave.
 func (c *Conversation) Sent() []Message { return c.side(FromClient) }
 
-// Answers returns the server's messages.
+// Answers returns the server's messages up to the client's leave.
 func (c *Conversation) Answers() []Message { return c.side(FromServer) }
 
 func (c *Conversation) side(d Dir) []Message {
 	var out []Message
 	for _, m := range c.Messages {
-		if m.Dir == d && !m.Leave {
+		if m.Leave {
+			break // what came after went to a client that had left
+		}
+		if m.Dir == d {
 			out = append(out, m)
 		}
 	}

@@ -78,9 +78,11 @@ func (s *Server) assign(from netip.AddrPort) uint8 {
 		s.run++
 		s.next = 0
 		for addr, ss := range s.sessions {
-			s.ep.Forget(ss.peer)
 			s.finish(ss)
 			delete(s.sessions, addr)
+		}
+		for _, p := range s.ep.Peers() {
+			s.ep.Forget(p) // lingering ones too (a Disconnect still being ACKed)
 		}
 	}
 	if s.run >= len(s.runs) {
@@ -188,8 +190,8 @@ func (s *Server) step() bool {
 		for ss.idx < len(msgs) {
 			m := &msgs[ss.idx]
 			if m.Leave {
-				ss.idx++ // the live client's own Disconnect ends its session
-				continue
+				ss.idx = len(msgs) // the client leaves: nothing more is played to it
+				break
 			}
 			if m.Dir == FromClient {
 				// The recorded client sent this before the next answer:
