@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport/endpoint"
 )
+
+func dissectInput(path string) dissect.Input { return dissect.Input{Name: path} }
+func dissectOptions() dissect.RunOptions     { return dissect.RunOptions{} }
 
 func load(t *testing.T, path string) *Recording {
 	t.Helper()
-	rec, err := Load(context.Background(), dissect.Input{Name: path}, dissect.RunOptions{})
+	rec, err := Load(context.Background(), dissectInput(path), dissectOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,5 +224,62 @@ func TestReplayRates(t *testing.T) {
 		for _, r := range differing(drive) {
 			t.Logf("  %+v", r)
 		}
+	}
+}
+
+// TestHostileServerFlood: a server that answers Connect and then floods
+// the client with garbage payloads. The run ends on time with the
+// answers over MaxAnswers counted, not kept.
+func TestHostileServerFlood(t *testing.T) {
+	rec := load(t, "../../testdata/sample.pcap")
+	conv := rec.Conversations[0]
+	var node *endpoint.Node
+	joined := make(chan *endpoint.Peer, 1)
+	ep := endpoint.New(endpoint.Config{Role: endpoint.Host, OnEvent: func(ev endpoint.Event) {
+		if ev.Kind == endpoint.EventJoined {
+			joined <- ev.Peer
+		}
+	}})
+	node, err := endpoint.Listen(ep, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		var p *endpoint.Peer
+		select {
+		case p = <-joined:
+		case <-ctx.Done():
+			return
+		}
+		junk := make([]byte, 40)
+		for i := 0; i < 200 && ctx.Err() == nil; i++ { // 200 x 100 messages, bounded
+			node.Do(func(e *endpoint.Endpoint) {
+				for k := 0; k < 100; k++ {
+					junk[0] = byte(k)
+					_ = e.Send(p, junk, k%2 == 0)
+				}
+			})
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	live, err := Drive(ctx, conv, node.Addr(), Options{Speed: 0, Gate: 300 * time.Millisecond, Settle: time.Second, MaxAnswers: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := 0
+	for _, m := range live.Messages {
+		if m.Dir == FromServer {
+			server++
+		}
+	}
+	if server > 500 || live.Dropped == 0 {
+		t.Errorf("kept %d server messages (bound 500), counted %d over it", server, live.Dropped)
+	}
+	rows := Compare(live, FromServer, 0, Tolerances{})
+	if Differences(rows) == 0 {
+		t.Error("a flood of garbage compared equal")
 	}
 }
