@@ -281,14 +281,13 @@ func replayAsServer(ctx context.Context, s *streams, o *replayOptions, runs [][]
 // written on the wire, in a pcapng of raw IPv4 frames, committed whole
 // when the run ends.
 type replayWriter struct {
-	mu    sync.Mutex
-	name  string
-	f     *outfile.File
-	w     *capture.Writer
-	buf   []byte
-	id    uint16
-	err   error
-	start time.Time
+	mu   sync.Mutex
+	name string
+	f    *outfile.File
+	w    *capture.Writer
+	buf  []byte
+	id   uint16
+	err  error
 }
 
 func newReplayWriter(name, input string, s *streams) (*replayWriter, error) {

@@ -73,7 +73,6 @@ type Conversation struct {
 	Left           bool          // the client sent Disconnect (a Leave message marks when)
 	Start          time.Duration // RelTime of the first datagram
 	Messages       []Message     // both directions, in delivery order
-	bytes          int
 }
 
 func (c *Conversation) leave(at time.Duration, frame int) {
