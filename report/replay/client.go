@@ -38,6 +38,37 @@ type Options struct {
 	// MaxAnswers bounds the server messages a live run keeps (the
 	// recording's count plus 10000 when 0); the rest are only counted.
 	MaxAnswers int
+
+	// peers is shared by the clients Play runs at once: every recorded
+	// peer id met so far and its live id.
+	peers *peerMap
+	// joined, when set, is closed once the server answered this client's
+	// Connect, or the client gave up: Play holds the next client's
+	// Connect until then, so a server that numbers clients in arrival
+	// order numbers them in recorded order.
+	joined chan struct{}
+}
+
+// peerMap maps recorded peer ids to live ones across concurrent clients.
+type peerMap struct {
+	mu sync.Mutex
+	m  map[uint8]uint8
+}
+
+func (p *peerMap) set(rec, live uint8) {
+	p.mu.Lock()
+	p.m[rec] = live
+	p.mu.Unlock()
+}
+
+func (p *peerMap) snapshot() map[uint8]uint8 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[uint8]uint8, len(p.m))
+	for a, b := range p.m {
+		out[a] = b
+	}
+	return out
 }
 
 func (o Options) withDefaults() Options {
@@ -79,6 +110,9 @@ type Live struct {
 	Dropped  int       // server messages over MaxAnswers, counted only
 	Findings []Finding
 	Left     bool // we sent Disconnect
+	// Ident is how the client's identity moved (set when the run ends);
+	// Compare maps the live answers back with it.
+	Ident Identity
 }
 
 // ErrNoServer says the server never answered Connect.
@@ -90,6 +124,12 @@ var ErrNoServer = errors.New("no answer to Connect")
 // Live.
 func Drive(ctx context.Context, conv *Conversation, server netip.AddrPort, opt Options) (*Live, error) {
 	opt = opt.withDefaults()
+	joined := sync.OnceFunc(func() {
+		if opt.joined != nil {
+			close(opt.joined)
+		}
+	})
+	defer joined()
 	d := &driver{conv: conv, opt: opt, live: &Live{Conv: conv, Slot: -1}, wake: make(chan struct{}, 1),
 		counts: map[int]int{}, deficit: map[int]int{}}
 	if opt.MaxAnswers <= 0 {
@@ -132,13 +172,18 @@ func Drive(ctx context.Context, conv *Conversation, server netip.AddrPort, opt O
 	if connErr != nil {
 		return nil, connErr
 	}
-	if !d.waitFor(ctx, opt.ConnectWait, func() bool { return d.connected }) {
+	ok := d.waitFor(ctx, opt.ConnectWait, func() bool { return d.connected })
+	joined()
+	if !ok {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("replay: %s: %w within %s (is a BC server running there?)", server, ErrNoServer, opt.ConnectWait)
 	}
 	d.play(ctx)
+	d.mu.Lock()
+	d.live.Ident = d.identity()
+	d.mu.Unlock()
 	return d.live, nil
 }
 
@@ -171,6 +216,9 @@ func (d *driver) event(ev endpoint.Event) {
 	case endpoint.EventConnected:
 		d.connected = true
 		d.live.PeerID = d.ep.ID()
+		if d.opt.peers != nil && d.conv.PeerID != 0 {
+			d.opt.peers.set(d.conv.PeerID, d.live.PeerID)
+		}
 	case endpoint.EventMessage:
 		d.received(ev)
 	case endpoint.EventDisconnected, endpoint.EventTimeout:
@@ -355,19 +403,58 @@ func (d *driver) sleep(ctx context.Context, t time.Duration) {
 	}
 }
 
+// identity is how this client's identity moved so far; under d.mu.
+func (d *driver) identity() Identity {
+	id := Identity{FromSlot: d.conv.Slot, ToSlot: d.live.Slot, Peers: map[uint8]uint8{}}
+	if d.opt.peers != nil {
+		id.Peers = d.opt.peers.snapshot()
+	}
+	if d.conv.PeerID != 0 && d.live.PeerID != 0 {
+		id.Peers[d.conv.PeerID] = d.live.PeerID
+	}
+	return id
+}
+
 // send remaps and queues one recorded client message.
 func (d *driver) send(m Message) {
 	d.mu.Lock()
-	p := remapSlot(m.Payload, d.conv.Slot, d.live.Slot)
+	p := remap(m.Payload, d.identity())
 	d.live.Messages = append(d.live.Messages, Message{At: d.since(), Frame: m.Frame, Dir: FromClient, Reliable: m.Reliable, Payload: p})
 	d.mu.Unlock()
 	d.node.Do(func(e *endpoint.Endpoint) { _ = e.Send(d.host, p, m.Reliable) })
 }
 
-// remapSlot returns p with the object ids of slot from moved into slot
-// to's range (a copy when anything changes).
-func remapSlot(p []byte, from, to int) []byte {
-	if from < 0 || to < 0 || from == to {
+// Identity is how one client's identity moved between the recording and
+// the live run: its slot (object-id range) and the peer ids of every
+// player the run has met (recorded id -> live id).
+type Identity struct {
+	FromSlot, ToSlot int
+	Peers            map[uint8]uint8
+}
+
+// reverse maps live back to recorded.
+func (id Identity) reverse() Identity {
+	r := Identity{FromSlot: id.ToSlot, ToSlot: id.FromSlot, Peers: make(map[uint8]uint8, len(id.Peers))}
+	for a, b := range id.Peers {
+		r.Peers[b] = a
+	}
+	return r
+}
+
+// peerFields are the fields that hold a peer id (an i32).
+var peerFields = map[string]bool{"player": true, "sender": true, "killer": true, "victim": true}
+
+// remap returns p with object ids of slot FromSlot moved into ToSlot's
+// range and peer ids mapped (a copy when anything changes).
+func remap(p []byte, id Identity) []byte {
+	moveSlot := id.FromSlot >= 0 && id.ToSlot >= 0 && id.FromSlot != id.ToSlot
+	movePeers := false
+	for a, b := range id.Peers {
+		if a != b {
+			movePeers = true
+		}
+	}
+	if !moveSlot && !movePeers {
 		return p
 	}
 	var f game.Fields
@@ -375,16 +462,26 @@ func remapSlot(p []byte, from, to int) []byte {
 		return p
 	}
 	out := p
+	put := func(off int, v uint32) {
+		if &out[0] == &p[0] {
+			out = append([]byte(nil), p...)
+		}
+		binary.LittleEndian.PutUint32(out[off:], v)
+	}
 	for _, fl := range f.List {
-		if fl.Kind != game.KindHex || fl.Len != 4 || fl.Off+4 > len(p) {
+		if fl.Len != 4 || fl.Off+4 > len(p) {
 			continue
 		}
-		id := uint32(fl.U)
-		if s, ok := game.ObjectSlot(id); ok && s == from {
-			if &out[0] == &p[0] {
-				out = append([]byte(nil), p...)
+		switch {
+		case moveSlot && fl.Kind == game.KindHex:
+			v := uint32(fl.U)
+			if s, ok := game.ObjectSlot(v); ok && s == id.FromSlot {
+				put(fl.Off, v+uint32((id.ToSlot-id.FromSlot)*0x40000))
 			}
-			binary.LittleEndian.PutUint32(out[fl.Off:], id+uint32((to-from)*0x40000))
+		case movePeers && fl.Kind == game.KindInt && peerFields[fl.Name] && fl.I > 0 && fl.I < 256:
+			if to, ok := id.Peers[uint8(fl.I)]; ok && to != uint8(fl.I) {
+				put(fl.Off, uint32(to))
+			}
 		}
 	}
 	return out

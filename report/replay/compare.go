@@ -105,10 +105,11 @@ func Compare(live *Live, side Dir, speed float64, tol Tolerances) []Row {
 	add(PhaseConnect, Exact, "peer id", idText(c.PeerID), idText(live.PeerID), c.PeerID != 0 && c.PeerID != live.PeerID)
 
 	rec := c.side(side)
+	back := live.Ident.reverse()
 	var got []Message
 	for _, m := range live.Messages {
 		if m.Dir == side {
-			m.Payload = remapSlot(m.Payload, live.Slot, c.Slot)
+			m.Payload = remap(m.Payload, back)
 			got = append(got, m)
 		}
 	}

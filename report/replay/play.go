@@ -16,10 +16,16 @@ func Play(ctx context.Context, runs [][]*Conversation, server netip.AddrPort, op
 	var lives []*Live
 	var errs []error
 	for _, run := range runs {
+		opt.peers = &peerMap{m: map[uint8]uint8{}} // a run's ids are its own
 		l := make([]*Live, len(run))
 		e := make([]error, len(run))
 		var wg sync.WaitGroup
+		var prev chan struct{}
 		for i, c := range run {
+			copt := opt
+			copt.joined = make(chan struct{})
+			wait := prev
+			prev = copt.joined
 			delay := opt.scaled(c.Start - run[0].Start)
 			if opt.Speed <= 0 {
 				delay = time.Duration(i) * 50 * time.Millisecond
@@ -32,13 +38,33 @@ func Play(ctx context.Context, runs [][]*Conversation, server netip.AddrPort, op
 				select {
 				case <-ctx.Done():
 					e[i] = ctx.Err()
+					close(copt.joined)
 					return
 				case <-t.C:
 				}
-				l[i], e[i] = Drive(ctx, c, server, opt)
+				if wait != nil {
+					select {
+					case <-ctx.Done():
+						e[i] = ctx.Err()
+						close(copt.joined)
+						return
+					case <-wait:
+					}
+				}
+				l[i], e[i] = Drive(ctx, c, server, copt)
 			}()
 		}
 		wg.Wait()
+		// Compare with every id the run met, also those of clients that
+		// joined after a client finished.
+		all := opt.peers.snapshot()
+		for _, x := range l {
+			if x != nil {
+				for a, b := range all {
+					x.Ident.Peers[a] = b
+				}
+			}
+		}
 		lives = append(lives, l...)
 		errs = append(errs, e...)
 		if ctx.Err() != nil {
