@@ -12,6 +12,7 @@ import (
 
 	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/report/quote"
 	"github.com/bcdump/bcdump/transport/endpoint"
 )
 
@@ -279,9 +280,13 @@ func (d *driver) answerChecksum(p []byte) {
 		ans = manifestAnswer(d.opt.Manifest, req)
 	}
 	if ans == nil {
-		d.live.Findings = append(d.live.Findings, Finding{Phase: PhaseChecksum, At: d.since(),
-			Text: fmt.Sprintf("checksum request round %s (%q) has no answer in the recording%s: left unanswered",
-				checksum.RoundName(req.Round), req.Dir, map[bool]string{true: " or the manifest", false: ""}[d.opt.Manifest != nil])})
+		// Faithful when the recorded client left this round unanswered
+		// too; a finding when the recording never saw it asked.
+		if !d.conv.asked(req.Round) {
+			d.live.Findings = append(d.live.Findings, Finding{Phase: PhaseChecksum, At: d.since(),
+				Text: fmt.Sprintf("checksum request round %s (%q) has no answer in the recording%s: left unanswered",
+					checksum.RoundName(req.Round), quote.Escape(string(req.Dir)), map[bool]string{true: " or the manifest", false: ""}[d.opt.Manifest != nil])})
+		}
 		return
 	}
 	// Answered at once: OnEvent may call the Endpoint, and the Node polls
@@ -331,7 +336,7 @@ func (d *driver) play(ctx context.Context) {
 			continue
 		}
 		last = m.At
-		if m.Opcode() == 0x21 {
+		if m.Answer {
 			continue // answered live, when the server asks
 		}
 		what := opName(m.Opcode())

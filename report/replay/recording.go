@@ -49,6 +49,11 @@ type Message struct {
 	Dir      Dir
 	Reliable bool
 	Payload  []byte // opcode first
+	// Answer marks a client's ChecksumResp that answered a request the
+	// server had sent (and not yet had answered) for the same round: a
+	// replayed client answers such requests as they come, not on the
+	// recorded timeline.
+	Answer bool
 	// Leave marks the client's Disconnect (stock 0x05, or the non-stock
 	// 0x06): no payload; a replayed client leaves with a stock Disconnect
 	// at this point.
@@ -109,7 +114,8 @@ func (c *Conversation) side(d Dir) []Message {
 }
 
 // ChecksumAnswer returns the client's recorded answer to a checksum
-// request with this round and directory, or nil.
+// request with this round and directory (else to one of this round), or
+// nil when the recorded client answered no request of the round.
 func (c *Conversation) ChecksumAnswer(round uint8, dir string) []byte {
 	asked := false
 	for _, m := range c.Messages {
@@ -117,8 +123,8 @@ func (c *Conversation) ChecksumAnswer(round uint8, dir string) []byte {
 		case m.Dir == FromServer && m.Opcode() == 0x20:
 			r, err := checksum.ParseRequest(m.Payload)
 			asked = err == nil && r.Round == round && string(r.Dir) == dir
-		case m.Dir == FromClient && m.Opcode() == 0x21 && asked:
-			if len(m.Payload) > 1 && m.Payload[1] == round {
+		case m.Dir == FromClient && m.Answer && asked:
+			if m.Payload[1] == round {
 				return m.Payload
 			}
 		}
@@ -126,11 +132,21 @@ func (c *Conversation) ChecksumAnswer(round uint8, dir string) []byte {
 	// A request the recording has under another directory spelling still
 	// has its round's answer.
 	for _, m := range c.Messages {
-		if m.Dir == FromClient && m.Opcode() == 0x21 && len(m.Payload) > 1 && m.Payload[1] == round {
+		if m.Dir == FromClient && m.Answer && m.Payload[1] == round {
 			return m.Payload
 		}
 	}
 	return nil
+}
+
+// asked says the recorded server sent a checksum request of this round.
+func (c *Conversation) asked(round uint8) bool {
+	for _, m := range c.Messages {
+		if m.Dir == FromServer && m.Opcode() == 0x20 && len(m.Payload) > 1 && m.Payload[1] == round {
+			return true
+		}
+	}
+	return false
 }
 
 // Recording is every conversation of one input, in the order the clients
@@ -150,7 +166,26 @@ func Load(ctx context.Context, in dissect.Input, opt dissect.RunOptions) (*Recor
 	if s.err != nil {
 		return nil, s.err
 	}
+	for _, c := range s.rec.Conversations {
+		c.markAnswers()
+	}
 	return s.rec, nil
+}
+
+// markAnswers sets Answer on the client's checksum answers that answer a
+// pending request of their round.
+func (c *Conversation) markAnswers() {
+	pending := map[uint8]int{}
+	for i := range c.Messages {
+		m := &c.Messages[i]
+		switch {
+		case m.Dir == FromServer && m.Opcode() == 0x20 && len(m.Payload) > 1:
+			pending[m.Payload[1]]++
+		case m.Dir == FromClient && m.Opcode() == 0x21 && len(m.Payload) > 1 && pending[m.Payload[1]] > 0:
+			pending[m.Payload[1]]--
+			m.Answer = true
+		}
+	}
 }
 
 type loader struct {
