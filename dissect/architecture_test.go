@@ -43,6 +43,7 @@ var reportRank = map[string]int{
 	"report/profile":    3,
 	"report/story":      3,
 	"report/htmlreport": 4,
+	"report/replay":     4,
 	"report/wireshark":  4,
 }
 

@@ -138,7 +138,7 @@ Colour: --color auto|always|never; NO_COLOR disables it.`,
 	root.AddCommand(newReadCmd(s), newStatsCmd(s), newLiveCmd(s), newDiffCmd(s),
 		newSessionCmd(s), newProfileCmd(s), newHTMLReportCmd(s), newFieldsCmd(s), newAnomaliesCmd(s),
 		newManifestCmd(s), newHashCmd(s), newDecryptCmd(s), newEncryptCmd(s), newWiresharkCmd(s), newManCmd())
-	root.AddCommand(newProxyCmd(s))
+	root.AddCommand(newProxyCmd(s), newReplayCmd(s))
 	root.AddCommand(newConvertCmd(s), newVersionCmd())
 	installHelp(root, s)
 	registerCompletions(root)

@@ -205,3 +205,10 @@ func buildUDP4(b []byte, src, dst netip.AddrPort, id uint16, payload []byte) []b
 	b = append(b, byte(ul>>8), byte(ul), 0, 0)
 	return append(b, payload...)
 }
+
+// UDP4Frame returns a raw IPv4/UDP frame (link type Raw) carrying payload,
+// built in b's storage: what bcdump writes for datagrams it sent or
+// received itself (replay -w). Both addresses must be IPv4.
+func UDP4Frame(b []byte, src, dst netip.AddrPort, id uint16, payload []byte) []byte {
+	return buildUDP4(b[:0], src, dst, id, payload)
+}

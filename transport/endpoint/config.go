@@ -108,6 +108,12 @@ type Config struct {
 	// long as the peer lives (MaxRetries does not apply to them).
 	StockFragmentBug bool
 
+	// AssignID, when set (host), picks the id of a client whose Connect
+	// just came from addr; an id that is 0, taken or out of range means
+	// the lowest free one (bcdump replay --as-server gives each client its
+	// recorded id).
+	AssignID func(addr netip.AddrPort) uint8
+
 	MaxPeers           int // 16 (host)
 	MaxQueue           int // 1024 messages per peer in first-send plus retransmit
 	MaxAcks            int // 512 ACK entries per peer

@@ -314,6 +314,15 @@ func (e *Endpoint) Connect(host netip.AddrPort) (*Peer, error) {
 	return p, e.sendLow(p, transport.TypeConnect, pl)
 }
 
+// Forget drops p at once, sending nothing: what a restarted host knows of
+// its old clients (bcdump replay --as-server between recorded server
+// runs).
+func (e *Endpoint) Forget(p *Peer) {
+	if p != nil && !p.gone {
+		e.removePeer(p)
+	}
+}
+
 // Disconnect queues a Disconnect (type 0x05) to p: a client leaving, or a
 // host dropping a client. The peer is removed once the Disconnect is ACKed
 // or given up on.

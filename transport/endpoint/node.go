@@ -19,15 +19,28 @@ type Node struct {
 	wg   sync.WaitGroup
 	err  error
 	emit Emit
+	tap  Tap
 }
+
+// Tap sees every datagram a Node sends (out) or receives, enciphered, as
+// on the wire; b is valid only during the call. It runs under the Node's
+// lock, so it must not call the Node.
+type Tap func(out bool, peer netip.AddrPort, b []byte)
 
 // Tick is how often a Node polls its Endpoint's timers.
 const Tick = 10 * time.Millisecond
 
 // NewNode starts ep on conn. Close stops it and closes conn.
-func NewNode(ep *Endpoint, conn *net.UDPConn) *Node {
-	n := &Node{ep: ep, conn: conn, done: make(chan struct{})}
+func NewNode(ep *Endpoint, conn *net.UDPConn) *Node { return NewNodeTap(ep, conn, nil) }
+
+// NewNodeTap is NewNode with a Tap (nil: none), for callers that record
+// the conversation (bcdump replay -w).
+func NewNodeTap(ep *Endpoint, conn *net.UDPConn, tap Tap) *Node {
+	n := &Node{ep: ep, conn: conn, done: make(chan struct{}), tap: tap}
 	n.emit = func(to netip.AddrPort, b []byte) {
+		if n.tap != nil {
+			n.tap(true, to, b)
+		}
 		if _, err := conn.WriteToUDPAddrPort(b, to); err != nil && n.err == nil {
 			n.err = err
 		}
@@ -104,6 +117,9 @@ func (n *Node) read() {
 		}
 		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 		n.mu.Lock()
+		if n.tap != nil {
+			n.tap(false, from, buf[:k])
+		}
 		n.ep.Receive(from, buf[:k])
 		n.ep.Poll(n.emit)
 		n.mu.Unlock()

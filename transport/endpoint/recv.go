@@ -36,6 +36,11 @@ func (e *Endpoint) Receive(from netip.AddrPort, b []byte) bool {
 			return false
 		}
 		id, ok := e.freeID()
+		if ok && e.cfg.AssignID != nil {
+			if want := e.cfg.AssignID(from); e.idFree(want) {
+				id = want
+			}
+		}
 		if !ok {
 			e.stats.Refused++
 			return false
@@ -63,18 +68,24 @@ func (e *Endpoint) freeID() (uint8, bool) {
 		return 0, false
 	}
 	for id := 2; id < 2+e.cfg.MaxPeers; id++ {
-		used := false
-		for _, p := range e.peers {
-			if int(p.id) == id {
-				used = true
-				break
-			}
-		}
-		if !used {
+		if e.idFree(uint8(id)) {
 			return uint8(id), true
 		}
 	}
 	return 0, false
+}
+
+// idFree says id is a client id in range that no peer holds.
+func (e *Endpoint) idFree(id uint8) bool {
+	if id < 2 || int(id) >= 2+e.cfg.MaxPeers {
+		return false
+	}
+	for _, p := range e.peers {
+		if p.id == id {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *Endpoint) message(p *Peer, from netip.AddrPort, m *transport.Message) {
