@@ -24,6 +24,9 @@ import (
 	"github.com/bcdump/bcdump/report/replay"
 )
 
+// checksumSources are the values of replay --checksums.
+var checksumSources = choices{{name: "recording", about: "the recorded client's answers"}, {name: "manifest", about: "--manifest or --game-dir"}}
+
 type replayOptions struct {
 	decodeFlags
 	fitFlags
@@ -87,8 +90,8 @@ See bcdump help replay.`,
 	f.DurationVar(&o.connectWait, "connect-timeout", 5*time.Second, "how long the server has to answer Connect")
 	f.DurationVar(&o.settle, "settle", 3*time.Second, "how long answers are collected after the last message, at most")
 	f.StringVar(&o.gameDir, "game-dir", "", "answer checksum requests the recording cannot from this game folder's files")
-	f.StringVar(&o.checksums, "checksums", "recording", "where checksum answers come from first: recording, or manifest (--manifest or --game-dir)")
-	f.StringVarP(&o.format, "format", "F", "table", "output: table or json")
+	enumVarP(f, &o.checksums, "checksums", "", "recording", checksumSources, "where checksum answers come from first: %s")
+	enumVarP(f, &o.format, "format", "F", "table", tableOrJSON, "output format: %s")
 	f.StringVarP(&o.write, "write", "w", "", "write the live conversation to this pcapng file")
 	f.BoolVar(&o.all, "all", false, "table: every row, not only differences and phase summaries")
 	f.Float64Var(&o.floatTol, "float-tolerance", 1e-3, "relative difference accepted between float fields")
@@ -117,10 +120,8 @@ func resolveUDP(what, s string) (netip.AddrPort, error) {
 }
 
 func runReplay(ctx context.Context, s *streams, o *replayOptions, input string, fl *pflag.FlagSet) error {
-	switch o.format {
-	case "table", "json":
-	default:
-		return fmt.Errorf("--format %s: want table or json", o.format)
+	if err := s.reading(input); err != nil {
+		return err
 	}
 	if err := o.fitFlags.text(fl, o.format); err != nil {
 		return err
@@ -154,15 +155,11 @@ func runReplay(ctx context.Context, s *streams, o *replayOptions, input string, 
 			return fmt.Errorf("--game-dir: %w", err)
 		}
 	}
-	switch o.checksums {
-	case "recording":
-	case "manifest":
+	if o.checksums == "manifest" {
 		if ropt.Manifest == nil {
 			return fmt.Errorf("--checksums manifest needs --manifest FILE or --game-dir DIR")
 		}
 		ropt.PreferManifest = true
-	default:
-		return fmt.Errorf("--checksums %s: want recording or manifest", o.checksums)
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -98,7 +98,7 @@ func TestReplayErrors(t *testing.T) {
 		{[]string{"--server", dead, "--as-server"}, "give --server HOST:PORT"},
 		{[]string{"--server", dead, "--speed", "0"}, "--speed 0: want a factor"},
 		{[]string{"--server", dead, "--client", "Nobody"}, `no recorded client matches ["Nobody"] (the recording has Cady2 (peer 2, `},
-		{[]string{"--server", dead, "-F", "xml"}, "--format xml: want table or json"},
+		{[]string{"--server", dead, "-F", "xml"}, `-F, --format must be table or json, not "xml"`},
 		{[]string{"--server", dead, "--checksums", "manifest"}, "--checksums manifest needs --manifest FILE or --game-dir DIR"},
 		{[]string{"--server", dead, "--listen", "127.0.0.1:1"}, "--listen goes with --as-server"},
 		{[]string{"--server", dead, "-w", capture}, "is an input of this run"},
