@@ -222,7 +222,7 @@ func TestConvertCommentsEscaped(t *testing.T) {
 	if log == string(src) {
 		t.Fatal("the tags to replace are not in seed003.log")
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in := filepath.Join(dir, "packet_trace\x1b[1m.log")
 	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestREADMEInstallLine(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	bin := t.TempDir()
+	bin := tempDir(t)
 	c := exec.Command(goBin, "install", "./cmd/bcdump")
 	c.Dir = filepath.Join("..", "..")
 	c.Env = append(os.Environ(), "GOBIN="+bin)
@@ -85,7 +85,7 @@ func exeSuffix() string {
 // Errors say everything: the output the user named (not bcdump's
 // temporary file), and no repository path in place of a picture.
 func TestErrorsSayEverything(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "nonexistent", "x.pcapng")
+	missing := filepath.Join(tempDir(t), "nonexistent", "x.pcapng")
 	code, _, errs := runCLI(t, nil, "read", "-Y", "anomalies", "-w", missing, samplePcap)
 	if code != exitTrouble || !strings.Contains(errs, missing) || strings.Contains(errs, ".tmp") {
 		t.Errorf("-w into a missing directory: exit %d, %q", code, errs)
@@ -101,7 +101,7 @@ func TestErrorsSayEverything(t *testing.T) {
 // by a dot pattern), tested here on every system; elsewhere an argument
 // is left as the shell gave it.
 func TestWildcardsWindows(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	for _, name := range []string{"a.pcap", "b.PCAP", "c.pcapng", ".hidden.pcap", "x[1].pcap", "sub/d.pcap", "sub/e.txt", "sub2/f.pcap"} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

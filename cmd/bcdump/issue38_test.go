@@ -11,14 +11,14 @@ import (
 // (issue 38: a path "../../etc" listed the files of /etc as extra): exit
 // 2, the path named, nothing listed.
 func TestManifestVerifyStaysInside(t *testing.T) {
-	root := t.TempDir()
+	root := tempDir(t)
 	game := filepath.Join(root, "game")
 	if err := os.Rename(fakeGame(t), game); err != nil {
 		t.Fatal(err)
 	}
 	// A folder beside the game, which a ".." would reach.
 	writeGameFile(t, root, "secret/passwd.pyc", "not the game's")
-	manifest := filepath.Join(t.TempDir(), "m.json")
+	manifest := filepath.Join(tempDir(t), "m.json")
 	if code, _, errs := runCLI(t, nil, "manifest", "generate", game, "-o", manifest); code != 0 {
 		t.Fatalf("generate: %s", errs)
 	}
@@ -32,7 +32,7 @@ func TestManifestVerifyStaysInside(t *testing.T) {
 			if doc == string(orig) {
 				t.Fatal("no scripts/mainmenu round in the manifest")
 			}
-			bad := filepath.Join(t.TempDir(), "bad.json")
+			bad := filepath.Join(tempDir(t), "bad.json")
 			if err := os.WriteFile(bad, []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -48,9 +48,9 @@ func TestManifestVerifyStaysInside(t *testing.T) {
 // one capture, not 1"); the capture itself is refused as OUT; a folder
 // with no capture says so; two captures are refused as before.
 func TestReadFolderWrite(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in, data := copyInput(t, samplePcap, dir)
-	out := filepath.Join(t.TempDir(), "out.pcapng")
+	out := filepath.Join(tempDir(t), "out.pcapng")
 	if code, _, errs := runCLI(t, nil, "read", dir, "-w", out); code != 0 {
 		t.Fatalf("read DIR -w: exit %d: %s", code, errs)
 	}
@@ -64,7 +64,7 @@ func TestReadFolderWrite(t *testing.T) {
 	if got, _ := os.ReadFile(in); string(got) != string(data) {
 		t.Error("the capture changed")
 	}
-	empty := t.TempDir()
+	empty := tempDir(t)
 	if code, _, errs := runCLI(t, nil, "read", empty, "-w", out); code != exitTrouble || !strings.Contains(errs, "holds none") {
 		t.Errorf("empty folder: exit %d, %q", code, errs)
 	}

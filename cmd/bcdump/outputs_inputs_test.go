@@ -17,7 +17,7 @@ func TestWritersRefuseFolderCapture(t *testing.T) {
 		{"report", "DIR", "-o", "OUT"},
 	} {
 		t.Run(args[0]+" "+args[1], func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "d")
+			dir := filepath.Join(tempDir(t), "d")
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestStdoutInputRefused(t *testing.T) {
 			in := c.input
 			var data []byte
 			if in == "" {
-				in, data = copyInput(t, samplePcap, t.TempDir())
+				in, data = copyInput(t, samplePcap, tempDir(t))
 			} else {
 				data, _ = os.ReadFile(in)
 			}
@@ -140,7 +140,7 @@ func TestStdoutInputRefused(t *testing.T) {
 		})
 	}
 	// A regular file that is no input is written as before.
-	out, err := os.Create(filepath.Join(t.TempDir(), "out.pcap"))
+	out, err := os.Create(filepath.Join(tempDir(t), "out.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -424,7 +424,7 @@ func arrowRows(t *testing.T, tbl arrow.Table) []pqRow {
 // are the same, so the tables concatenate.
 func TestParquetFolderIsOneTable(t *testing.T) {
 	caps := []string{"../../testdata/sample.pcap", "../../testdata/captures/conformance.pcap"}
-	dir := filepath.Join(t.TempDir(), "season") + "/"
+	dir := filepath.Join(tempDir(t), "season") + "/"
 	if code, o, errs := runCLI(t, nil, append([]string{"read", "-F", "parquet", "-o", dir}, caps...)...); code != 0 || o != "" {
 		t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
 	}

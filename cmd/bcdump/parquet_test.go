@@ -130,7 +130,7 @@ func TestReadParquet(t *testing.T) {
 // input.
 func TestReadParquetFolder(t *testing.T) {
 	caps := []string{"../../testdata/sample.pcap", "../../testdata/captures/openbc-session-3.pcap"}
-	dir := filepath.Join(t.TempDir(), "out") + string(filepath.Separator)
+	dir := filepath.Join(tempDir(t), "out") + string(filepath.Separator)
 	if code, o, errs := runCLI(t, nil, append([]string{"read", "-F", "parquet", "-o", dir}, caps...)...); code != 0 || o != "" {
 		t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
 	}
@@ -158,7 +158,7 @@ func TestReadParquetFolder(t *testing.T) {
 func TestReadParquetFlags(t *testing.T) {
 	// A folder holding the capture: -o naming the capture inside it must
 	// be refused (the same-file rule sees the folder's captures).
-	d := t.TempDir()
+	d := tempDir(t)
 	b, err := os.ReadFile("../../testdata/sample.pcap")
 	if err != nil {
 		t.Fatal(err)

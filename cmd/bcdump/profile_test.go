@@ -205,7 +205,7 @@ func TestProfileBaselineRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("profiles 36 pairs")
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	docs := make([]string, len(profileCaptures))
 	for i, c := range profileCaptures {
 		code, out, errs := runCLI(t, nil, "profile", "--format", "json", c)
@@ -237,7 +237,7 @@ func TestProfileBaselineRoundTrip(t *testing.T) {
 // A gate fails, naming the row, when one count changes after the baseline
 // was written: a per-flow count outside tolerance, or an opcode gone.
 func TestProfileBaselineNamesRow(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	// edit changes c2s opcode 0x21 of the profile; false drops it.
 	doc := func(name, capture string, edit func(op map[string]any) bool) string {
 		code, out, errs := runCLI(t, nil, "profile", "--format", "json", capture)

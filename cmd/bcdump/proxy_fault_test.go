@@ -19,7 +19,7 @@ import (
 func faultRun(t *testing.T, hostCfg, clCfg endpoint.Config, settle time.Duration, args ...string) (*proxyRun, string, *testHost, *testClient) {
 	t.Helper()
 	host := newTestHost(t, hostCfg)
-	capFile := filepath.Join(t.TempDir(), "run.pcapng")
+	capFile := filepath.Join(tempDir(t), "run.pcapng")
 	pr := startProxy(t, append([]string{"--no-probe", "--server", host.addr, "-F", "json", "-w", capFile, "-p", portOf(host.addr)}, args...)...)
 	cl := newTestClient(t, clCfg)
 	cl.join(t, pr.addr)

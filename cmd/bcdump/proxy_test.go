@@ -261,7 +261,7 @@ func TestProxyJoinChatLeave(t *testing.T) {
 		t.Skip("real sockets, a few seconds")
 	}
 	host := newTestHost(t, endpoint.Config{})
-	dir := t.TempDir()
+	dir := tempDir(t)
 	capFile := filepath.Join(dir, "run.pcapng")
 	pr := startProxy(t, "--server", host.addr, "-F", "json", "-w", capFile, "-p", portOf(host.addr))
 	cl := newTestClient(t, endpoint.Config{Name: "Picard"})

@@ -41,7 +41,7 @@ func startRecordedServer(t *testing.T, capture string) string {
 
 func TestReplayCommand(t *testing.T) {
 	capture := testdata + "/captures/openbc-session-2.pcap"
-	dir := t.TempDir()
+	dir := tempDir(t)
 	out := filepath.Join(dir, "live.pcapng")
 	addr := startRecordedServer(t, capture)
 	code, stdout, stderr := runCLI(t, nil, "replay", capture, "--server", addr, "--speed", "max", "--settle", "300ms", "-w", out)

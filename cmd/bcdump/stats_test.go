@@ -236,7 +236,7 @@ func TestStatsManyCapturesBounded(t *testing.T) {
 	if err := dissecttest.ManyFlows(&buf, 256, 10*time.Second, true); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	const captures = 24
 	for i := range captures {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("c%02d.pcap", i)), buf.Bytes(), 0o644); err != nil {

@@ -13,7 +13,7 @@ import (
 // wireshark install refuses a FIFO planted at the plugin's path without
 // opening it (issue 38: it hung forever waiting for a reader).
 func TestWiresharkInstallFIFO(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	fifo := filepath.Join(dir, pluginFile)
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO:", err)
@@ -30,7 +30,7 @@ func TestWiresharkInstallFIFO(t *testing.T) {
 // The plugin folder: an absolute XDG_CONFIG_HOME is used, a relative one
 // ignored as the XDG spec says (issue 38), a relative HOME refused.
 func TestWiresharkPluginDirXDG(t *testing.T) {
-	home := t.TempDir()
+	home := tempDir(t)
 	for _, c := range []struct {
 		xdg, home, want, err string
 	}{

@@ -364,7 +364,7 @@ func TestWiresharkPluginHostileInfo(t *testing.T) {
 	texts := hostileInfoTexts()
 	for _, name := range slices.Sorted(maps.Keys(texts)) {
 		t.Run(name, func(t *testing.T) {
-			capPath := filepath.Join(t.TempDir(), name+".pcap")
+			capPath := filepath.Join(tempDir(t), name+".pcap")
 			writeMerged(t, capPath, dissecttest.Hostile(texts[name]))
 			lines := tableBriefs(t, capPath)
 			tsv := writeFramesTSV(t, capPath)
@@ -433,7 +433,7 @@ func TestWiresharkPluginFlowIdle(t *testing.T) {
 	send(0)
 	send(10 * time.Second)
 	send(200 * time.Second)
-	capPath := filepath.Join(t.TempDir(), "idle.pcap")
+	capPath := filepath.Join(tempDir(t), "idle.pcap")
 	f, err := os.Create(capPath)
 	if err != nil {
 		t.Fatal(err)

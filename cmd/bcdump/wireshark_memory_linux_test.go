@@ -29,7 +29,7 @@ func TestWiresharkPluginMemory(t *testing.T) {
 	}
 	tshark := tsharkOrSkip(t)
 	plugin := writePlugin(t)
-	capPath := filepath.Join(t.TempDir(), "fragment-flows.pcap")
+	capPath := filepath.Join(tempDir(t), "fragment-flows.pcap")
 	f, err := os.Create(capPath)
 	if err != nil {
 		t.Fatal(err)

@@ -390,7 +390,7 @@ func TestWiresharkHostileInfo(t *testing.T) {
 	plugin := writePlugin(t)
 	texts := hostileInfoTexts()
 	for _, name := range slices.Sorted(maps.Keys(texts)) {
-		capPath := filepath.Join(t.TempDir(), name+".pcap")
+		capPath := filepath.Join(tempDir(t), name+".pcap")
 		writeMerged(t, capPath, dissecttest.Hostile(texts[name]))
 		lines := tableBriefs(t, capPath)
 		out, err := exec.Command(tshark, "-n", "-X", "lua_script:"+plugin, "-r", capPath,

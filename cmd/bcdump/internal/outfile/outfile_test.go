@@ -249,7 +249,7 @@ func TestNoClobber(t *testing.T) {
 // through a hard link or as the file on stdin, is refused; a file that is
 // no input and a non-file writer are not.
 func TestCheckStdout(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in := filepath.Join(dir, "x.pcap")
 	if err := os.WriteFile(in, []byte("capture"), 0o644); err != nil {
 		t.Fatal(err)
@@ -290,7 +290,7 @@ func TestCheckStdout(t *testing.T) {
 // (issue 37): a missing directory, and on Windows a target another
 // program holds open, tested with the error Windows gives.
 func TestErrorsNameTheOutput(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	missing := filepath.Join(dir, "nonexistent", "x.pcapng")
 	_, err := Create(missing, Options{})
 	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), ".tmp") || !strings.Contains(err.Error(), "does not exist") {
