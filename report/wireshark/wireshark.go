@@ -60,8 +60,7 @@ const Port = 22101
 // costs are those counts scaled by 4.8. The bounds are far above what a game server's
 // capture holds at once (a few dozen clients) and keep tshark with the
 // plugin within 150 MB of tshark without it on a capture of 200,000 flows
-// that each leave a message incomplete (cmd/bcdump
-// TestWiresharkPluginMemory).
+// that each leave a message incomplete (TestWiresharkPluginMemory).
 const (
 	MaxFlows     = 16384
 	MaxFlowState = 64 << 20

@@ -609,34 +609,66 @@ local TAB = {
 	{1435152441,736149922,1982561779,2624577020,391887597,985745654,3690634919,1576103888,1316193489,2854592922,1656730187,2855728724,2783979525,783957422,3394503167,2935446120,3600259049,3060911250,928057699,2360563756,2091987293,1314796326,2664928535,85690240,2212815617,2645155914,3358159675,1513190020,1189693429,3907569566,1053157743,2845023896,3204318745,658629890,3402450643,1458946140,3177894477,2098141526,3946216455,2753106480,2856749105,2746457466,2625717547,1259423540,307160933,1689194382,2865749215,1401581000,2542973001,3810889842,1839285315,2576616588,4132557885,919094662,843995639,885756256,1719580385,2775793578,63990171,793607652,867370837,2247154302,4159052111,3809579384,262897017,2435507682,1508947251,3380139580,3511331373,3645298486,3074977511,942376464,2742547985,2214524378,75285131,3286375572,2451979845,3242829038,3450138687,4152422312,705254953,1425057490,4190048163,2619369836,2204068765,385669734,1851265879,1267073728,2026475073,2735431818,1210571899,2161614788,1457467189,2391491806,824941487,3924236248,2068373337,351878210,3212361491,1906943644,222139277,1696183702,650357063,1304919920,3697042545,4039805370,193822059,348110708,3643068325,3404591822,2742794527,2018593800,2901681801,788431026,94301827,424885964,4125774461,851817158,4114991159,2744079008,3325198881,650737386,1287647707,1366883364,27123093,3886678974,3274521231,2531643832,3890034361,764133922,2711213683,864122492,404924269,2886897014,2645380903,981989456,3527488849,2790588954,4273340619,3017865940,3644790917,2642782766,3988379263,477284584,2465837161,2988823826,1015341027,3318840492,3565149149,3260155814,4264766359,1849442816,3470097793,2099337930,3196568507,2123287300,1749218933,365611038,2414862831,1200828184,89900185,279238530,1335260499,3911702748,263417037,4167564246,2589672583,4199054000,1129049777,3217722362,2017607083,2803071924,1793334245,1445583374,1932479839,945060424,2670655689,241442546,3804323011,1824003340,1441000125,3382134790,3148958327,929337312,4020767073,1851850282,3891088923,1848160868,1643724245,3355710206,1128022991,2397091832,382850041,3205840482,2135120819,2783791804,1515255469,1955063734,2761228135,1612908176,2096067729,573331546,281189131,3722590484,2234306757,569688430,878657727,256973864,3350507177,2005062482,3002040355,1373506540,2675875357,1553146598,352269271,2487985472,61116609,1001617674,3326215419,2241305668,2366124981,253012318,2756350511,2363774040,3403911641,2811237058,1440833427,1811774748,3294570509,141389334,461668807,330340848,220806897,3498889274,1420293099,2869704180,1428235301,2493966670,3755104159,2619294856,2362362633,1610931506,2173055747,2438099788,1794923773,2682652486,1904858807,569994528,2447378081,66475370,4018359899,397449380,2361782805,3050683454,326649615,2789332536},
 	{2040543730,3586377430,3470364250,2933990542,1804478850,2644549862,2063847914,1970482366,2105212114,1273714742,844133754,2405246958,833198178,1378430022,1246728458,4034912606,3319126962,1648887446,1695298714,569749582,680929730,3002906918,2485470634,2564598398,3314795154,517709302,2093138746,1650019246,810045602,3413986438,266003786,261518238,2181925746,2120426326,848679642,2359551246,1554808322,295565670,2519757930,1868070462,2734879570,4155062966,1512504826,1520779630,947337186,2486853062,514007690,565031646,191337778,2146756630,2047056410,3240507854,108944706,1499179942,426297898,1543227646,3327640338,1142209910,1299396026,1548520494,2340631330,1289821702,1380177354,4097288478,350300402,3430636502,2078718810,352293774,389820034,2218744294,3340728042,676265406,2509148626,1218833206,677862522,3814071022,2751444322,91239750,862834698,258063966,247218354,1059206038,3033055130,1460998990,4265893570,2609450534,4196629162,2941544830,2784237458,2884370166,3127411258,1291857070,3096765858,1035912070,1792667722,1818263198,1699133042,3097726550,3721291226,1612370958,3937578242,1960295014,2962756458,3668268862,1224187474,2308191158,2387262202,1238729326,1060984034,984140998,2110760330,3299413982,478927410,703698198,3629750554,1209535182,1489199682,3003570342,1153341738,2044944894,3772547602,144979574,1590928058,3583042862,1645496866,3676574470,1028397770,1074384926,3538315250,980482262,2337453146,1027627662,2061840258,22317798,101338090,1610719934,4198356690,1603887670,2598269818,52462062,3396263522,1798393414,2638367498,260212574,3983943090,526686358,2138191514,1314785870,1043828674,3551144742,2491114410,1557931134,1776309394,2966268918,1010557242,2360765870,165150370,2092855942,1214700362,2647660958,2885321074,4219467094,2981646554,2672445198,3995395074,774375270,3157025386,1858924606,3074433362,2091345078,3315070970,2852796270,3275645410,3503328198,3767592074,3808763102,1306829618,3333330454,2876187674,456720334,2471937858,2489049510,4156170282,2540364542,2250043666,345720694,4130184122,2758232622,3610049826,219919366,3439472586,1842106142,1392047858,2094469590,1731499354,1909929358,4056750210,1888760806,3852029162,2607999934,2842886098,2710174006,3855155834,1558747374,2065862498,1018644294,2592246282,1924169822,1290358450,1661258134,1205162394,616829262,1051971778,358851622,3103114410,2800707454,3711352210,2311894262,1134207034,1089228462,1061076898,1241540998,4247555658,3111130270,1394246770,2048041046,2553146330,4017394190,3926041346,3789877350,1209196906,2648627518,1352954962,3505348022,3137419514,3259580526,1769046754,3214012102,2367498122,3320782302,2117084210,640874262,2986812186,3020507342,4231313474,3980673702,3842430762,1830300670,397488146,1314967670,3373300922,2256153390,2576479266,2708907270,2304626890,3958791710},
 }
-local M1, M2, M3, M4, M5 = 20021, 400840441, 2227560333, 3339992625, 1646513701
-local TWO32 = 4294967296
+local MULTS = {20021, 400840441, 2227560333, 3339992625, 1646513701}
 
-local function mul32(a, m)
-	local mh, ml = math.floor(m / 65536), m % 65536
-	return (a * ml + ((a * mh) % 65536) * 65536) % TWO32
+-- Only the low 16 bits of the cipher's 32-bit state reach a plaintext byte
+-- (the keystream byte is acc xor acc >> 8, cut to 8 bits, and sums and
+-- products mod 2^16 depend only on their operands mod 2^16), so the plugin
+-- keeps the tables, the multipliers and the state mod 2^16: every product
+-- is below 2^32, exact as a Lua 5.2 number and a Lua 5.3 integer alike.
+for _, col in ipairs(TAB) do
+	for k = 1, #col do col[k] = col[k] % 65536 end
+end
+for j = 1, #MULTS do MULTS[j] = MULTS[j] % 65536 end
+
+-- decipher_loop(b, n, D0, D1, D2, D3, D4, XW, FQ, M1, M2, M3, M4, M5)
+-- deciphers b[2] to b[n] (the datagram's bytes 1 to n-1) in place: bit32
+-- on Lua 5.2 (which takes its arguments mod 2^32, keeping their low 16
+-- bits), native operators after.
+local decipher_loop
+if bit32 then
+	local bx = bit32.bxor
+	decipher_loop = function(b, n, D0, D1, D2, D3, D4, XW, FQ, M1, M2, M3, M4, M5)
+		local q, x = 0, 0
+		for i = 2, n do
+			local k = x + 1
+			local acc = bx(q + D0[k], q * M1 + D1[k], q * M2 + D2[k], q * M3 + D3[k], q * M4 + D4[k],
+				XW[k], x, b[i]) % 65536
+			q = (q * M5 + FQ[k]) % 65536
+			local lo = acc % 256
+			local nxt = bx(lo, (acc - lo) / 256)
+			b[i] = bx(nxt, x)
+			x = nxt
+		end
+	end
+else
+	decipher_loop = load([[
+		local b, n, D0, D1, D2, D3, D4, XW, FQ, M1, M2, M3, M4, M5 = ...
+		local q, x = 0, 0
+		for i = 2, n do
+			local k = x + 1
+			local acc = (q + D0[k]) ~ (q * M1 + D1[k]) ~ (q * M2 + D2[k]) ~ (q * M3 + D3[k]) ~
+				(q * M4 + D4[k]) ~ XW[k] ~ x ~ b[i]
+			q = (q * M5 + FQ[k]) & 0xFFFF
+			local nxt = (acc ~ (acc >> 8)) & 0xFF
+			b[i] = nxt ~ x
+			x = nxt
+		end
+	]])
 end
 
+local unpack = table.unpack or unpack
+
+-- decipher returns the plaintext of the datagram src (a Lua string) as a
+-- ByteArray; the bytes go through a Lua table, not one API call each.
 local function decipher(src)
-	local n = src:len()
-	local out = ByteArray.new()
-	out:set_size(n)
-	if n == 0 then return out end
-	out:set_index(0, src:get_index(0))
-	local D0, D1, D2, D3, D4, XW, FQ = TAB[1], TAB[2], TAB[3], TAB[4], TAB[5], TAB[6], TAB[7]
-	local q, x = 0, 0
-	for i = 1, n - 1 do
-		local y = bxor(x, src:get_index(i))
-		local k = x + 1
-		local acc = bxor(bxor((q + D0[k]) % TWO32, (mul32(q, M1) + D1[k]) % TWO32),
-			bxor(bxor((mul32(q, M2) + D2[k]) % TWO32, (mul32(q, M3) + D3[k]) % TWO32),
-				bxor((mul32(q, M4) + D4[k]) % TWO32, bxor(XW[k], y))))
-		q = (mul32(q, M5) + FQ[k]) % TWO32
-		local nxt = band(bxor(acc, rshift(acc, 8)), 255)
-		out:set_index(i, bxor(nxt, x))
-		x = nxt
-	end
-	return out
+	local n = #src
+	local b = { src:byte(1, n) }
+	decipher_loop(b, n, TAB[1], TAB[2], TAB[3], TAB[4], TAB[5], TAB[6], TAB[7],
+		MULTS[1], MULTS[2], MULTS[3], MULTS[4], MULTS[5])
+	local parts = {}
+	for i = 1, n, 4096 do parts[#parts + 1] = string.char(unpack(b, i, math.min(i + 4095, n))) end
+	return ByteArray.new(table.concat(parts), true)
 end
 
 ---------------------------------------------------------------- numbers
@@ -1168,8 +1200,30 @@ local function gofloat(v)
 	return sign .. digits:sub(1, exp + 1) .. "." .. digits:sub(exp + 2)
 end
 
--- goquote quotes a string as Go's strconv.Quote does (QuoteToASCII with
--- ascii set: every code point from 0x80 escaped).
+-- NOT_PRINT lists the code points from 0x80 up that bcdump's quoting
+-- (package report/quote: strconv.IsPrint) escapes, as ranges lo, hi in
+-- order: C1 controls, bidi embeddings, overrides and isolates, line and
+-- paragraph separators, format characters, unassigned code points.
+local NOT_PRINT = {0x80,0xA0, 0xAD,0xAD, 0x378,0x379, 0x380,0x383, 0x38B,0x38B, 0x38D,0x38D, 0x3A2,0x3A2, 0x530,0x530, 0x557,0x558, 0x58B,0x58C, 0x590,0x590, 0x5C8,0x5CF, 0x5EB,0x5EE, 0x5F5,0x605, 0x61C,0x61C, 0x6DD,0x6DD, 0x70E,0x70F, 0x74B,0x74C, 0x7B2,0x7BF, 0x7FB,0x7FC, 0x82E,0x82F, 0x83F,0x83F, 0x85C,0x85D, 0x85F,0x85F, 0x86B,0x86F, 0x88F,0x897, 0x8E2,0x8E2, 0x984,0x984, 0x98D,0x98E, 0x991,0x992, 0x9A9,0x9A9, 0x9B1,0x9B1, 0x9B3,0x9B5, 0x9BA,0x9BB, 0x9C5,0x9C6, 0x9C9,0x9CA, 0x9CF,0x9D6, 0x9D8,0x9DB, 0x9DE,0x9DE, 0x9E4,0x9E5, 0x9FF,0xA00, 0xA04,0xA04, 0xA0B,0xA0E, 0xA11,0xA12, 0xA29,0xA29, 0xA31,0xA31, 0xA34,0xA34, 0xA37,0xA37, 0xA3A,0xA3B, 0xA3D,0xA3D, 0xA43,0xA46, 0xA49,0xA4A, 0xA4E,0xA50, 0xA52,0xA58, 0xA5D,0xA5D, 0xA5F,0xA65, 0xA77,0xA80, 0xA84,0xA84, 0xA8E,0xA8E, 0xA92,0xA92, 0xAA9,0xAA9, 0xAB1,0xAB1, 0xAB4,0xAB4, 0xABA,0xABB, 0xAC6,0xAC6, 0xACA,0xACA, 0xACE,0xACF, 0xAD1,0xADF, 0xAE4,0xAE5, 0xAF2,0xAF8, 0xB00,0xB00, 0xB04,0xB04, 0xB0D,0xB0E, 0xB11,0xB12, 0xB29,0xB29, 0xB31,0xB31, 0xB34,0xB34, 0xB3A,0xB3B, 0xB45,0xB46, 0xB49,0xB4A, 0xB4E,0xB54, 0xB58,0xB5B, 0xB5E,0xB5E, 0xB64,0xB65, 0xB78,0xB81, 0xB84,0xB84, 0xB8B,0xB8D, 0xB91,0xB91, 0xB96,0xB98, 0xB9B,0xB9B, 0xB9D,0xB9D, 0xBA0,0xBA2, 0xBA5,0xBA7, 0xBAB,0xBAD, 0xBBA,0xBBD, 0xBC3,0xBC5, 0xBC9,0xBC9, 0xBCE,0xBCF, 0xBD1,0xBD6, 0xBD8,0xBE5, 0xBFB,0xBFF, 0xC0D,0xC0D, 0xC11,0xC11, 0xC29,0xC29, 0xC3A,0xC3B, 0xC45,0xC45, 0xC49,0xC49, 0xC4E,0xC54, 0xC57,0xC57, 0xC5B,0xC5C, 0xC5E,0xC5F, 0xC64,0xC65, 0xC70,0xC76, 0xC8D,0xC8D, 0xC91,0xC91, 0xCA9,0xCA9, 0xCB4,0xCB4, 0xCBA,0xCBB, 0xCC5,0xCC5, 0xCC9,0xCC9, 0xCCE,0xCD4, 0xCD7,0xCDC, 0xCDF,0xCDF, 0xCE4,0xCE5, 0xCF0,0xCF0, 0xCF4,0xCFF, 0xD0D,0xD0D, 0xD11,0xD11, 0xD45,0xD45, 0xD49,0xD49, 0xD50,0xD53, 0xD64,0xD65, 0xD80,0xD80, 0xD84,0xD84, 0xD97,0xD99, 0xDB2,0xDB2, 0xDBC,0xDBC, 0xDBE,0xDBF, 0xDC7,0xDC9, 0xDCB,0xDCE, 0xDD5,0xDD5, 0xDD7,0xDD7, 0xDE0,0xDE5, 0xDF0,0xDF1, 0xDF5,0xE00, 0xE3B,0xE3E, 0xE5C,0xE80, 0xE83,0xE83, 0xE85,0xE85, 0xE8B,0xE8B, 0xEA4,0xEA4, 0xEA6,0xEA6, 0xEBE,0xEBF, 0xEC5,0xEC5, 0xEC7,0xEC7, 0xECF,0xECF, 0xEDA,0xEDB, 0xEE0,0xEFF, 0xF48,0xF48, 0xF6D,0xF70, 0xF98,0xF98, 0xFBD,0xFBD, 0xFCD,0xFCD, 0xFDB,0xFFF, 0x10C6,0x10C6, 0x10C8,0x10CC, 0x10CE,0x10CF, 0x1249,0x1249, 0x124E,0x124F, 0x1257,0x1257, 0x1259,0x1259, 0x125E,0x125F, 0x1289,0x1289, 0x128E,0x128F, 0x12B1,0x12B1, 0x12B6,0x12B7, 0x12BF,0x12BF, 0x12C1,0x12C1, 0x12C6,0x12C7, 0x12D7,0x12D7, 0x1311,0x1311, 0x1316,0x1317, 0x135B,0x135C, 0x137D,0x137F, 0x139A,0x139F, 0x13F6,0x13F7, 0x13FE,0x13FF, 0x1680,0x1680, 0x169D,0x169F, 0x16F9,0x16FF, 0x1716,0x171E, 0x1737,0x173F, 0x1754,0x175F, 0x176D,0x176D, 0x1771,0x1771, 0x1774,0x177F, 0x17DE,0x17DF, 0x17EA,0x17EF, 0x17FA,0x17FF, 0x180E,0x180E, 0x181A,0x181F, 0x1879,0x187F, 0x18AB,0x18AF, 0x18F6,0x18FF, 0x191F,0x191F, 0x192C,0x192F, 0x193C,0x193F, 0x1941,0x1943, 0x196E,0x196F, 0x1975,0x197F, 0x19AC,0x19AF, 0x19CA,0x19CF, 0x19DB,0x19DD, 0x1A1C,0x1A1D, 0x1A5F,0x1A5F, 0x1A7D,0x1A7E, 0x1A8A,0x1A8F, 0x1A9A,0x1A9F, 0x1AAE,0x1AAF, 0x1ACF,0x1AFF, 0x1B4D,0x1B4F, 0x1B7F,0x1B7F, 0x1BF4,0x1BFB, 0x1C38,0x1C3A, 0x1C4A,0x1C4C, 0x1C89,0x1C8F, 0x1CBB,0x1CBC, 0x1CC8,0x1CCF, 0x1CFB,0x1CFF, 0x1F16,0x1F17, 0x1F1E,0x1F1F, 0x1F46,0x1F47, 0x1F4E,0x1F4F, 0x1F58,0x1F58, 0x1F5A,0x1F5A, 0x1F5C,0x1F5C, 0x1F5E,0x1F5E, 0x1F7E,0x1F7F, 0x1FB5,0x1FB5, 0x1FC5,0x1FC5, 0x1FD4,0x1FD5, 0x1FDC,0x1FDC, 0x1FF0,0x1FF1, 0x1FF5,0x1FF5, 0x1FFF,0x200F, 0x2028,0x202F, 0x205F,0x206F, 0x2072,0x2073, 0x208F,0x208F, 0x209D,0x209F, 0x20C1,0x20CF, 0x20F1,0x20FF, 0x218C,0x218F, 0x2427,0x243F, 0x244B,0x245F, 0x2B74,0x2B75, 0x2B96,0x2B96, 0x2CF4,0x2CF8, 0x2D26,0x2D26, 0x2D28,0x2D2C, 0x2D2E,0x2D2F, 0x2D68,0x2D6E, 0x2D71,0x2D7E, 0x2D97,0x2D9F, 0x2DA7,0x2DA7, 0x2DAF,0x2DAF, 0x2DB7,0x2DB7, 0x2DBF,0x2DBF, 0x2DC7,0x2DC7, 0x2DCF,0x2DCF, 0x2DD7,0x2DD7, 0x2DDF,0x2DDF, 0x2E5E,0x2E7F, 0x2E9A,0x2E9A, 0x2EF4,0x2EFF, 0x2FD6,0x2FEF, 0x2FFC,0x3000, 0x3040,0x3040, 0x3097,0x3098, 0x3100,0x3104, 0x3130,0x3130, 0x318F,0x318F, 0x31E4,0x31EF, 0x321F,0x321F, 0xA48D,0xA48F, 0xA4C7,0xA4CF, 0xA62C,0xA63F, 0xA6F8,0xA6FF, 0xA7CB,0xA7CF, 0xA7D2,0xA7D2, 0xA7D4,0xA7D4, 0xA7DA,0xA7F1, 0xA82D,0xA82F, 0xA83A,0xA83F, 0xA878,0xA87F, 0xA8C6,0xA8CD, 0xA8DA,0xA8DF, 0xA954,0xA95E, 0xA97D,0xA97F, 0xA9CE,0xA9CE, 0xA9DA,0xA9DD, 0xA9FF,0xA9FF, 0xAA37,0xAA3F, 0xAA4E,0xAA4F, 0xAA5A,0xAA5B, 0xAAC3,0xAADA, 0xAAF7,0xAB00, 0xAB07,0xAB08, 0xAB0F,0xAB10, 0xAB17,0xAB1F, 0xAB27,0xAB27, 0xAB2F,0xAB2F, 0xAB6C,0xAB6F, 0xABEE,0xABEF, 0xABFA,0xABFF, 0xD7A4,0xD7AF, 0xD7C7,0xD7CA, 0xD7FC,0xF8FF, 0xFA6E,0xFA6F, 0xFADA,0xFAFF, 0xFB07,0xFB12, 0xFB18,0xFB1C, 0xFB37,0xFB37, 0xFB3D,0xFB3D, 0xFB3F,0xFB3F, 0xFB42,0xFB42, 0xFB45,0xFB45, 0xFBC3,0xFBD2, 0xFD90,0xFD91, 0xFDC8,0xFDCE, 0xFDD0,0xFDEF, 0xFE1A,0xFE1F, 0xFE53,0xFE53, 0xFE67,0xFE67, 0xFE6C,0xFE6F, 0xFE75,0xFE75, 0xFEFD,0xFF00, 0xFFBF,0xFFC1, 0xFFC8,0xFFC9, 0xFFD0,0xFFD1, 0xFFD8,0xFFD9, 0xFFDD,0xFFDF, 0xFFE7,0xFFE7, 0xFFEF,0xFFFB, 0xFFFE,0xFFFF, 0x1000C,0x1000C, 0x10027,0x10027, 0x1003B,0x1003B, 0x1003E,0x1003E, 0x1004E,0x1004F, 0x1005E,0x1007F, 0x100FB,0x100FF, 0x10103,0x10106, 0x10134,0x10136, 0x1018F,0x1018F, 0x1019D,0x1019F, 0x101A1,0x101CF, 0x101FE,0x1027F, 0x1029D,0x1029F, 0x102D1,0x102DF, 0x102FC,0x102FF, 0x10324,0x1032C, 0x1034B,0x1034F, 0x1037B,0x1037F, 0x1039E,0x1039E, 0x103C4,0x103C7, 0x103D6,0x103FF, 0x1049E,0x1049F, 0x104AA,0x104AF, 0x104D4,0x104D7, 0x104FC,0x104FF, 0x10528,0x1052F, 0x10564,0x1056E, 0x1057B,0x1057B, 0x1058B,0x1058B, 0x10593,0x10593, 0x10596,0x10596, 0x105A2,0x105A2, 0x105B2,0x105B2, 0x105BA,0x105BA, 0x105BD,0x105FF, 0x10737,0x1073F, 0x10756,0x1075F, 0x10768,0x1077F, 0x10786,0x10786, 0x107B1,0x107B1, 0x107BB,0x107FF, 0x10806,0x10807, 0x10809,0x10809, 0x10836,0x10836, 0x10839,0x1083B, 0x1083D,0x1083E, 0x10856,0x10856, 0x1089F,0x108A6, 0x108B0,0x108DF, 0x108F3,0x108F3, 0x108F6,0x108FA, 0x1091C,0x1091E, 0x1093A,0x1093E, 0x10940,0x1097F, 0x109B8,0x109BB, 0x109D0,0x109D1, 0x10A04,0x10A04, 0x10A07,0x10A0B, 0x10A14,0x10A14, 0x10A18,0x10A18, 0x10A36,0x10A37, 0x10A3B,0x10A3E, 0x10A49,0x10A4F, 0x10A59,0x10A5F, 0x10AA0,0x10ABF, 0x10AE7,0x10AEA, 0x10AF7,0x10AFF, 0x10B36,0x10B38, 0x10B56,0x10B57, 0x10B73,0x10B77, 0x10B92,0x10B98, 0x10B9D,0x10BA8, 0x10BB0,0x10BFF, 0x10C49,0x10C7F, 0x10CB3,0x10CBF, 0x10CF3,0x10CF9, 0x10D28,0x10D2F, 0x10D3A,0x10E5F, 0x10E7F,0x10E7F, 0x10EAA,0x10EAA, 0x10EAE,0x10EAF, 0x10EB2,0x10EFC, 0x10F28,0x10F2F, 0x10F5A,0x10F6F, 0x10F8A,0x10FAF, 0x10FCC,0x10FDF, 0x10FF7,0x10FFF, 0x1104E,0x11051, 0x11076,0x1107E, 0x110BD,0x110BD, 0x110C3,0x110CF, 0x110E9,0x110EF, 0x110FA,0x110FF, 0x11135,0x11135, 0x11148,0x1114F, 0x11177,0x1117F, 0x111E0,0x111E0, 0x111F5,0x111FF, 0x11212,0x11212, 0x11242,0x1127F, 0x11287,0x11287, 0x11289,0x11289, 0x1128E,0x1128E, 0x1129E,0x1129E, 0x112AA,0x112AF, 0x112EB,0x112EF, 0x112FA,0x112FF, 0x11304,0x11304, 0x1130D,0x1130E, 0x11311,0x11312, 0x11329,0x11329, 0x11331,0x11331, 0x11334,0x11334, 0x1133A,0x1133A, 0x11345,0x11346, 0x11349,0x1134A, 0x1134E,0x1134F, 0x11351,0x11356, 0x11358,0x1135C, 0x11364,0x11365, 0x1136D,0x1136F, 0x11375,0x113FF, 0x1145C,0x1145C, 0x11462,0x1147F, 0x114C8,0x114CF, 0x114DA,0x1157F, 0x115B6,0x115B7, 0x115DE,0x115FF, 0x11645,0x1164F, 0x1165A,0x1165F, 0x1166D,0x1167F, 0x116BA,0x116BF, 0x116CA,0x116FF, 0x1171B,0x1171C, 0x1172C,0x1172F, 0x11747,0x117FF, 0x1183C,0x1189F, 0x118F3,0x118FE, 0x11907,0x11908, 0x1190A,0x1190B, 0x11914,0x11914, 0x11917,0x11917, 0x11936,0x11936, 0x11939,0x1193A, 0x11947,0x1194F, 0x1195A,0x1199F, 0x119A8,0x119A9, 0x119D8,0x119D9, 0x119E5,0x119FF, 0x11A48,0x11A4F, 0x11AA3,0x11AAF, 0x11AF9,0x11AFF, 0x11B0A,0x11BFF, 0x11C09,0x11C09, 0x11C37,0x11C37, 0x11C46,0x11C4F, 0x11C6D,0x11C6F, 0x11C90,0x11C91, 0x11CA8,0x11CA8, 0x11CB7,0x11CFF, 0x11D07,0x11D07, 0x11D0A,0x11D0A, 0x11D37,0x11D39, 0x11D3B,0x11D3B, 0x11D3E,0x11D3E, 0x11D48,0x11D4F, 0x11D5A,0x11D5F, 0x11D66,0x11D66, 0x11D69,0x11D69, 0x11D8F,0x11D8F, 0x11D92,0x11D92, 0x11D99,0x11D9F, 0x11DAA,0x11EDF, 0x11EF9,0x11EFF, 0x11F11,0x11F11, 0x11F3B,0x11F3D, 0x11F5A,0x11FAF, 0x11FB1,0x11FBF, 0x11FF2,0x11FFE, 0x1239A,0x123FF, 0x1246F,0x1246F, 0x12475,0x1247F, 0x12544,0x12F8F, 0x12FF3,0x12FFF, 0x13430,0x1343F, 0x13456,0x143FF, 0x14647,0x167FF, 0x16A39,0x16A3F, 0x16A5F,0x16A5F, 0x16A6A,0x16A6D, 0x16ABF,0x16ABF, 0x16ACA,0x16ACF, 0x16AEE,0x16AEF, 0x16AF6,0x16AFF, 0x16B46,0x16B4F, 0x16B5A,0x16B5A, 0x16B62,0x16B62, 0x16B78,0x16B7C, 0x16B90,0x16E3F, 0x16E9B,0x16EFF, 0x16F4B,0x16F4E, 0x16F88,0x16F8E, 0x16FA0,0x16FDF, 0x16FE5,0x16FEF, 0x16FF2,0x16FFF, 0x187F8,0x187FF, 0x18CD6,0x18CFF, 0x18D09,0x1AFEF, 0x1AFF4,0x1AFF4, 0x1AFFC,0x1AFFC, 0x1AFFF,0x1AFFF, 0x1B123,0x1B131, 0x1B133,0x1B14F, 0x1B153,0x1B154, 0x1B156,0x1B163, 0x1B168,0x1B16F, 0x1B2FC,0x1BBFF, 0x1BC6B,0x1BC6F, 0x1BC7D,0x1BC7F, 0x1BC89,0x1BC8F, 0x1BC9A,0x1BC9B, 0x1BCA0,0x1CEFF, 0x1CF2E,0x1CF2F, 0x1CF47,0x1CF4F, 0x1CFC4,0x1CFFF, 0x1D0F6,0x1D0FF, 0x1D127,0x1D128, 0x1D173,0x1D17A, 0x1D1EB,0x1D1FF, 0x1D246,0x1D2BF, 0x1D2D4,0x1D2DF, 0x1D2F4,0x1D2FF, 0x1D357,0x1D35F, 0x1D379,0x1D3FF, 0x1D455,0x1D455, 0x1D49D,0x1D49D, 0x1D4A0,0x1D4A1, 0x1D4A3,0x1D4A4, 0x1D4A7,0x1D4A8, 0x1D4AD,0x1D4AD, 0x1D4BA,0x1D4BA, 0x1D4BC,0x1D4BC, 0x1D4C4,0x1D4C4, 0x1D506,0x1D506, 0x1D50B,0x1D50C, 0x1D515,0x1D515, 0x1D51D,0x1D51D, 0x1D53A,0x1D53A, 0x1D53F,0x1D53F, 0x1D545,0x1D545, 0x1D547,0x1D549, 0x1D551,0x1D551, 0x1D6A6,0x1D6A7, 0x1D7CC,0x1D7CD, 0x1DA8C,0x1DA9A, 0x1DAA0,0x1DAA0, 0x1DAB0,0x1DEFF, 0x1DF1F,0x1DF24, 0x1DF2B,0x1DFFF, 0x1E007,0x1E007, 0x1E019,0x1E01A, 0x1E022,0x1E022, 0x1E025,0x1E025, 0x1E02B,0x1E02F, 0x1E06E,0x1E08E, 0x1E090,0x1E0FF, 0x1E12D,0x1E12F, 0x1E13E,0x1E13F, 0x1E14A,0x1E14D, 0x1E150,0x1E28F, 0x1E2AF,0x1E2BF, 0x1E2FA,0x1E2FE, 0x1E300,0x1E4CF, 0x1E4FA,0x1E7DF, 0x1E7E7,0x1E7E7, 0x1E7EC,0x1E7EC, 0x1E7EF,0x1E7EF, 0x1E7FF,0x1E7FF, 0x1E8C5,0x1E8C6, 0x1E8D7,0x1E8FF, 0x1E94C,0x1E94F, 0x1E95A,0x1E95D, 0x1E960,0x1EC70, 0x1ECB5,0x1ED00, 0x1ED3E,0x1EDFF, 0x1EE04,0x1EE04, 0x1EE20,0x1EE20, 0x1EE23,0x1EE23, 0x1EE25,0x1EE26, 0x1EE28,0x1EE28, 0x1EE33,0x1EE33, 0x1EE38,0x1EE38, 0x1EE3A,0x1EE3A, 0x1EE3C,0x1EE41, 0x1EE43,0x1EE46, 0x1EE48,0x1EE48, 0x1EE4A,0x1EE4A, 0x1EE4C,0x1EE4C, 0x1EE50,0x1EE50, 0x1EE53,0x1EE53, 0x1EE55,0x1EE56, 0x1EE58,0x1EE58, 0x1EE5A,0x1EE5A, 0x1EE5C,0x1EE5C, 0x1EE5E,0x1EE5E, 0x1EE60,0x1EE60, 0x1EE63,0x1EE63, 0x1EE65,0x1EE66, 0x1EE6B,0x1EE6B, 0x1EE73,0x1EE73, 0x1EE78,0x1EE78, 0x1EE7D,0x1EE7D, 0x1EE7F,0x1EE7F, 0x1EE8A,0x1EE8A, 0x1EE9C,0x1EEA0, 0x1EEA4,0x1EEA4, 0x1EEAA,0x1EEAA, 0x1EEBC,0x1EEEF, 0x1EEF2,0x1EFFF, 0x1F02C,0x1F02F, 0x1F094,0x1F09F, 0x1F0AF,0x1F0B0, 0x1F0C0,0x1F0C0, 0x1F0D0,0x1F0D0, 0x1F0F6,0x1F0FF, 0x1F1AE,0x1F1E5, 0x1F203,0x1F20F, 0x1F23C,0x1F23F, 0x1F249,0x1F24F, 0x1F252,0x1F25F, 0x1F266,0x1F2FF, 0x1F6D8,0x1F6DB, 0x1F6ED,0x1F6EF, 0x1F6FD,0x1F6FF, 0x1F777,0x1F77A, 0x1F7DA,0x1F7DF, 0x1F7EC,0x1F7EF, 0x1F7F1,0x1F7FF, 0x1F80C,0x1F80F, 0x1F848,0x1F84F, 0x1F85A,0x1F85F, 0x1F888,0x1F88F, 0x1F8AE,0x1F8AF, 0x1F8B2,0x1F8FF, 0x1FA54,0x1FA5F, 0x1FA6E,0x1FA6F, 0x1FA7D,0x1FA7F, 0x1FA89,0x1FA8F, 0x1FABE,0x1FABE, 0x1FAC6,0x1FACD, 0x1FADC,0x1FADF, 0x1FAE9,0x1FAEF, 0x1FAF9,0x1FAFF, 0x1FB93,0x1FB93, 0x1FBCB,0x1FBEF, 0x1FBFA,0x1FFFF, 0x2A6E0,0x2A6FF, 0x2B73A,0x2B73F, 0x2B81E,0x2B81F, 0x2CEA2,0x2CEAF, 0x2EBE1,0x2F7FF, 0x2FA1E,0x2FFFF, 0x3134B,0x3134F, 0x323B0,0xE00FF, 0xE01F0,0x10FFFF}
+
+-- printable reports whether code point cp (0x80 or more) is shown as is.
+local function printable(cp)
+	local lo, hi = 1, #NOT_PRINT / 2
+	while lo <= hi do
+		local mid = math.floor((lo + hi) / 2)
+		if cp < NOT_PRINT[2 * mid - 1] then hi = mid - 1
+		elseif cp > NOT_PRINT[2 * mid] then lo = mid + 1
+		else return false end
+	end
+	return true
+end
+
+-- goquote quotes a string as bcdump does (report/quote, Go's
+-- strconv.Quote): a valid UTF-8 rune that is printable as is, any other as
+-- a Go escape (\n, \x1b, \u202e, \U000e0001), a byte that is not UTF-8 as
+-- \xff; with ascii set as strconv.QuoteToASCII (every code point from
+-- 0x80 escaped). So text from a capture can neither break the Info
+-- column's line nor reorder it.
 local ESC = { [7] = "\\a", [8] = "\\b", [9] = "\\t", [10] = "\\n", [11] = "\\v", [12] = "\\f", [13] = "\\r",
 	[34] = '\\"', [92] = "\\\\" }
 local function goquote(v, ascii)
@@ -1192,9 +1246,9 @@ local function goquote(v, ascii)
 			end
 		end
 		if ok then
-			if cp > 0xFFFF and ascii then out[#out + 1] = string.format("\\U%08x", cp)
-			elseif cp < 0xA0 or ascii then out[#out + 1] = string.format("\\u%04x", cp)
-			else out[#out + 1] = v:sub(i, i + len - 1) end
+			if not ascii and printable(cp) then out[#out + 1] = v:sub(i, i + len - 1)
+			elseif cp > 0xFFFF then out[#out + 1] = string.format("\\U%08x", cp)
+			else out[#out + 1] = string.format("\\u%04x", cp) end
 			i = i + len
 		else
 			if ESC[c] then out[#out + 1] = ESC[c]
@@ -1348,7 +1402,7 @@ local function decode_control(peer, typ, pt, tree)
 		local name = e > 5 and pt(5, e - 5):le_ustring() or ""
 		local nl = e < n and e - 5 + 2 or n - 5
 		if nl > 0 then tadd(ft, F[P .. "name"], pt(5, nl), name) else tadd(ft, F[P .. "name"], name) end
-		return string.format(" peer=%d ip=%s %q", pt(0, 1):uint(), ipv4(pt(1, 4)), name)
+		return string.format(" peer=%d ip=%s ", pt(0, 1):uint(), ipv4(pt(1, 4))) .. goquote(name)
 	elseif typ == 0x03 then
 		if peer == 0xFF then
 			if n < 6 then return "" end
@@ -1396,14 +1450,90 @@ end
 -- REASM_DONE of the flow), is a duplicate: marked, not joined again.
 local REASM_TIMEOUT, REASM_MAX_OPEN, REASM_MAX_BYTES = 60, 8, 65536
 local REASM_DONE = 256
-local flows, joined, dups = {}, {}, {}
+
+-- The flows themselves are bounded and aged as bcdump's tracker ages and
+-- bounds its own: a flow without a game datagram for FLOW_IDLE seconds of
+-- capture time is forgotten with its incomplete messages; beyond MAX_FLOWS
+-- flows, or MAX_STATE bytes of the flows' estimated cost in memory
+-- (FLOW_COST a flow, PART_COST and twice its bytes a fragment held,
+-- DONE_COST a remembered joined message; report/wireshark says how they
+-- were measured), the least recently active flow is. A flow is made by
+-- its first fragment; any game datagram of a flow keeps it active. Only
+-- the first pass tracks flows; the later passes read what it kept.
+local FLOW_IDLE, MAX_FLOWS, MAX_STATE = 120, 16384, 67108864
+local FLOW_COST, PART_COST, DONE_COST = 4600, 2800, 336
+local flows, nflows, state, newest, oldestfl = {}, 0, 0, nil, nil
+-- cur is the flow of the datagram being dissected (see touch).
+local cur = { key = nil, dir = nil, fl = nil, now = 0 }
+local joined, dups = {}, {}
 
 function bc.init()
-	flows, joined, dups = {}, {}, {}
+	flows, nflows, state, newest, oldestfl = {}, 0, 0, nil, nil
+	cur = { key = nil, dir = nil, fl = nil, now = 0 }
+	joined, dups = {}, {}
+end
+
+-- The flows form a list by recent activity: newest first, oldestfl last.
+local function unlink(fl)
+	if fl.newer then fl.newer.older = fl.older else newest = fl.older end
+	if fl.older then fl.older.newer = fl.newer else oldestfl = fl.newer end
+	fl.newer, fl.older = nil, nil
+end
+
+local function push(fl)
+	fl.older = newest
+	if newest then newest.newer = fl end
+	newest = fl
+	if not oldestfl then oldestfl = fl end
+end
+
+local function forget(fl)
+	unlink(fl)
+	flows[fl.key] = nil
+	nflows = nflows - 1
+	state = state - fl.cost
+	if cur.fl == fl then cur.fl = nil end
+end
+
+-- account brings fl's share of state up to date.
+local function account(fl)
+	local c = FLOW_COST + 2 * fl.bytes + PART_COST * fl.nparts + DONE_COST * fl.ndone
+	state = state + c - fl.cost
+	fl.cost = c
+end
+
+-- touch finds the flow of a game datagram on the first pass, after
+-- forgetting the flows idle for longer than FLOW_IDLE (the list's tail is
+-- the least recently active: with capture times out of order, a flow may
+-- wait behind a more recent one). It makes the flow cur and active.
+local function touch(pinfo)
+	local now = tonumber(pinfo.abs_ts) or 0
+	local src = tostring(pinfo.src) .. ":" .. pinfo.src_port
+	local dst = tostring(pinfo.dst) .. ":" .. pinfo.dst_port
+	local key, dir = src .. "|" .. dst, ">"
+	if dst < src then key, dir = dst .. "|" .. src, "<" end
+	while oldestfl and now - oldestfl.last > FLOW_IDLE do forget(oldestfl) end
+	local fl = flows[key]
+	if fl then
+		if fl ~= newest then
+			unlink(fl)
+			push(fl)
+		end
+		fl.last = now
+	end
+	cur.key, cur.dir, cur.fl, cur.now = key, dir, fl, now
+end
+
+-- bound forgets the least recently active flows (never the current one)
+-- while there are too many or their state is over the bound.
+local function bound()
+	while oldestfl and oldestfl ~= cur.fl and (nflows > MAX_FLOWS or state > MAX_STATE) do forget(oldestfl) end
 end
 
 local function drop(fl, k)
-	fl.bytes = fl.bytes - fl.open[k].bytes
+	local e = fl.open[k]
+	fl.bytes = fl.bytes - e.bytes
+	fl.nparts = fl.nparts - e.nparts
 	fl.open[k] = nil
 	fl.nopen = fl.nopen - 1
 end
@@ -1416,24 +1546,26 @@ local function oldest(t, at)
 	return ok, ov
 end
 
-local function reassemble(pinfo, idx, seq, fidx, total, payload)
-	local key = tostring(pinfo.number) .. "/" .. idx
-	if pinfo.visited then return joined[key], dups[key] end
-	local src = tostring(pinfo.src) .. ":" .. pinfo.src_port
-	local dst = tostring(pinfo.dst) .. ":" .. pinfo.dst_port
-	local fk, dir = src .. "|" .. dst, ">"
-	if dst < src then fk, dir = dst .. "|" .. src, "<" end
-	local fl = flows[fk]
+-- join adds fragment fidx (payload: a Lua string) of message seq to the
+-- current flow, key naming the frame's message for later passes; it
+-- returns the joined message when it is complete, and true as second
+-- value for a duplicate.
+local function join(key, seq, fidx, total, payload)
+	local fl = cur.fl
 	if not fl then
-		fl = { open = {}, nopen = 0, bytes = 0, done = {}, ndone = 0, clock = 0 }
-		flows[fk] = fl
+		fl = { key = cur.key, open = {}, nopen = 0, bytes = 0, nparts = 0, done = {}, ndone = 0, clock = 0,
+			cost = 0, last = cur.now }
+		flows[fl.key] = fl
+		nflows = nflows + 1
+		push(fl)
+		cur.fl = fl
 	end
 	fl.clock = fl.clock + 1
-	local now = tonumber(pinfo.abs_ts) or 0
+	local now = cur.now
 	for k, e in pairs(fl.open) do
 		if now - e.first > REASM_TIMEOUT then drop(fl, k) end
 	end
-	local sk = dir .. seq
+	local sk = cur.dir .. seq
 	if fl.done[sk] then
 		dups[key] = true
 		return nil, true
@@ -1444,14 +1576,14 @@ local function reassemble(pinfo, idx, seq, fidx, total, payload)
 		return nil, true
 	end
 	if (total and total == 0) or (e and e.total and fidx >= e.total) then return nil end
-	local n = payload:len()
+	local n = #payload
 	if n > REASM_MAX_BYTES then
 		if e then drop(fl, sk) end
 		return nil
 	end
 	if not e then
 		while fl.nopen >= REASM_MAX_OPEN do drop(fl, (oldest(fl.open, function(v) return v.order end))) end
-		e = { parts = {}, first = now, bytes = 0, order = fl.clock }
+		e = { parts = {}, first = now, bytes = 0, nparts = 0, order = fl.clock }
 		fl.open[sk] = e
 		fl.nopen = fl.nopen + 1
 	end
@@ -1464,15 +1596,14 @@ local function reassemble(pinfo, idx, seq, fidx, total, payload)
 		drop(fl, k)
 	end
 	e.parts[fidx] = payload
-	e.bytes = e.bytes + n
-	fl.bytes = fl.bytes + n
+	e.bytes, e.nparts = e.bytes + n, e.nparts + 1
+	fl.bytes, fl.nparts = fl.bytes + n, fl.nparts + 1
 	if total then e.total = total end
 	if not e.total then return nil end
 	for i = 0, e.total - 1 do
 		if not e.parts[i] then return nil end
 	end
-	local all = ByteArray.new()
-	for i = 0, e.total - 1 do all:append(e.parts[i]) end
+	local all = table.concat(e.parts, "", 0, e.total - 1)
 	drop(fl, sk)
 	if fl.ndone >= REASM_DONE then
 		fl.done[(oldest(fl.done, function(v) return v end))] = nil
@@ -1480,8 +1611,19 @@ local function reassemble(pinfo, idx, seq, fidx, total, payload)
 	end
 	fl.done[sk] = fl.clock
 	fl.ndone = fl.ndone + 1
-	joined[key] = { bytes = all, frags = e.total }
+	joined[key] = { raw = all, frags = e.total }
 	return joined[key]
+end
+
+-- reassemble is join on the first pass (the flow's state then accounted
+-- and bounded) and what the first pass kept on the later ones.
+local function reassemble(pinfo, idx, seq, fidx, total, payload)
+	local key = tostring(pinfo.number) .. "/" .. idx
+	if pinfo.visited then return joined[key], dups[key] end
+	local r, dup = join(key, seq, fidx, total, payload)
+	if cur.fl then account(cur.fl) end
+	bound()
+	return r, dup
 end
 
 ---------------------------------------------------------------- dissector
@@ -1505,7 +1647,8 @@ local function gamespy(tvb, pinfo, root)
 		tadd(gs, tvb(ks - 1, ve - ks), key .. ": " .. val)
 		pos = ve
 	end
-	pinfo.cols.info = "GameSpy " .. string.format("%q", raw:sub(1, 80))
+	-- As bcdump's table: the first 100 bytes quoted, "…" when there are more.
+	pinfo.cols.info = "GameSpy " .. goquote(raw:sub(1, 100)) .. (n > 100 and "…" or "")
 end
 
 function bc.dissector(tvb, pinfo, tree)
@@ -1518,7 +1661,8 @@ function bc.dissector(tvb, pinfo, tree)
 		return n
 	end
 	local anomalies = {}
-	local dt = decipher(tvb(0, n):bytes()):tvb("Deciphered BC")
+	if not pinfo.visited then touch(pinfo) end
+	local dt = decipher(tvb(0, n):raw()):tvb("Deciphered BC")
 	tadd(root, F["bc.kind"], tvb(0, 0), "game")
 	tadd(root, F["bc.peer_id"], dt(0, 1), dt(0, 1):uint())
 	local peer = dt(0, 1):uint()
@@ -1643,11 +1787,11 @@ function bc.dissector(tvb, pinfo, tree)
 					else
 						s = s .. rawbrief(pt(0, plen))
 					end
-					local r, dup = reassemble(pinfo, i, seq or -1, fidx, total, dt(p, plen):bytes())
+					local r, dup = reassemble(pinfo, i, seq or -1, fidx, total, dt(p, plen):raw())
 					if dup then tadd(mt, F["bc.messages.duplicate"], dt(off, mlen), true) end
 					if r then
 						local rt = tadd(mt, F["bc.messages.reassembled"], pt(0, plen))
-						local at = r.bytes:tvb("Reassembled BC message")
+						local at = ByteArray.new(r.raw, true):tvb("Reassembled BC message")
 						tadd(rt, F["bc.messages.reassembled.len"], at(0, at:len()), at:len())
 						tadd(rt, F["bc.messages.reassembled.frags"], at(0, at:len()), r.frags)
 						local name = decode_payload(at, rt, "bc.messages.reassembled.", anomalies)

@@ -1,4 +1,4 @@
-package main
+package wireshark
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/dissect/dissecttest"
-	"github.com/bcdump/bcdump/report/wireshark"
 )
 
 // pluginMemoryFlows is the size of TestWiresharkPluginMemory's capture.
@@ -22,14 +21,32 @@ const pluginMemoryFlows = 200_000
 // keep them in check) and compares their peak RSS: the plugin may add at
 // most 150 MB. Without its bounds it added about 690 MB here (3.4 KB a
 // flow). It takes about a minute of CPU, so it runs in CI (CI=true) or
-// with BCDUMP_PLUGIN_MEMORY=1 only.
+// with BCDUMP_PLUGIN_MEMORY=1 only, in this package's test binary (not
+// cmd/bcdump's, which has the other tshark tests within its time limit).
 func TestWiresharkPluginMemory(t *testing.T) {
 	if os.Getenv("CI") != "true" && os.Getenv("BCDUMP_PLUGIN_MEMORY") == "" {
 		t.Skip("about a minute of tshark: runs in CI (CI=true) or with BCDUMP_PLUGIN_MEMORY=1")
 	}
-	tshark := tsharkOrSkip(t)
-	plugin := writePlugin(t)
-	capPath := filepath.Join(tempDir(t), "fragment-flows.pcap")
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tshark is missing; CI installs it (apt-get install -y tshark)")
+		}
+		t.Skip("tshark not installed")
+	}
+	dir := tempDir(t)
+	plugin := filepath.Join(dir, "bcdump.lua")
+	pf, err := os.Create(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Generate(pf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := pf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	capPath := filepath.Join(dir, "fragment-flows.pcap")
 	f, err := os.Create(capPath)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +77,7 @@ func TestWiresharkPluginMemory(t *testing.T) {
 	without := peak()
 	with := peak("-X", "lua_script:"+plugin)
 	t.Logf("tshark on %d fragment flows: peak RSS %d MB without the plugin, %d MB with it (flow bounds: %d flows, %d MiB of state)",
-		pluginMemoryFlows, without>>20, with>>20, wireshark.MaxFlows, wireshark.MaxFlowState>>20)
+		pluginMemoryFlows, without>>20, with>>20, MaxFlows, MaxFlowState>>20)
 	if with-without > 150<<20 {
 		t.Errorf("the plugin adds %d MB of peak RSS to tshark; at most 150 MB", (with-without)>>20)
 	}
