@@ -146,3 +146,43 @@ func TestReplayRealServer(t *testing.T) {
 		t.Errorf("the server sent no checksum request")
 	}
 }
+
+// bcdump replay --as-server plays a capture's server half, and bcdump
+// replay --server against it compares equal on both sides.
+func TestReplayAsServerCommand(t *testing.T) {
+	capture := testdata + "/sample.pcap"
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := c.LocalAddr().String()
+	c.Close()
+	type result struct {
+		code        int
+		out, stderr string
+	}
+	served := make(chan result, 1)
+	go func() {
+		code, out, stderr := runCLI(t, nil, "replay", capture, "--as-server", "--listen", addr, "--speed", "max", "--settle", "500ms")
+		served <- result{code, out, stderr}
+	}()
+	var code int
+	var stdout, stderr string
+	for try := 0; try < 20; try++ { // the server may take a moment to listen
+		code, stdout, stderr = runCLI(t, nil, "replay", capture, "--server", addr, "--speed", "max", "--settle", "300ms", "--connect-timeout", "500ms")
+		if code != 2 {
+			break
+		}
+	}
+	if code != 0 {
+		t.Fatalf("client: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	select {
+	case r := <-served:
+		if r.code != 0 || !strings.Contains(r.out, "replay: the live side matches the recording") || !strings.Contains(r.stderr, "playing the recorded server on "+addr) {
+			t.Errorf("as-server: exit %d\n%s\n%s", r.code, r.out, r.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("--as-server did not stop after playing its one conversation")
+	}
+}
