@@ -100,10 +100,10 @@ const RowGroupRows = 8 << 10
 // pageBuffer is the page buffer of each column: with some 130 columns
 // (the fields struct's members), parquet-go's default of 256 KiB each
 // would hold 33 MB whatever the row group.
-const pageBuffer = 32 << 10
+const pageBuffer = 8 << 10
 
 // batch is how many rows are handed to the parquet writer at once.
-const batch = 1024
+const batch = 256
 
 // Writer is a render.Reporter writing Parquet rows to w.
 type Writer struct {
@@ -112,6 +112,7 @@ type Writer struct {
 	rec     record.Datagram
 	file    string
 	rows    []Row
+	vals    slab // what the rows' optional columns point at
 	inGroup int
 	n       int
 	buf     []byte
@@ -122,7 +123,7 @@ type Writer struct {
 // buffered, so one file holds the rows of several captures. file names
 // the capture in the file column until StartFile names another.
 func NewWriter(w io.Writer, file string) *Writer {
-	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{}), parquet.PageBufferSize(pageBuffer)), file: file}
+	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}), parquet.PageBufferSize(pageBuffer)), file: file}
 }
 
 // StartFile names the capture the rows that follow come from.
@@ -169,6 +170,8 @@ func (c *Writer) flush() error {
 	c.inGroup += len(c.rows)
 	clear(c.rows)
 	c.rows = c.rows[:0]
+	c.vals.reset() // the writer copied the values
+
 	if c.inGroup >= RowGroupRows {
 		c.inGroup = 0
 		return c.w.Flush()
@@ -185,12 +188,12 @@ func (c *Writer) add(r *record.Datagram) {
 	if r.Kind == record.KindGameSpy {
 		row := base
 		row.Kind = KindGameSpy
-		row.Text = ptr(string(r.Text))
+		row.Text = c.vals.str(string(r.Text))
 		row.Anomalies = anomalies(r, 0)
 		c.rows = append(c.rows, row)
 		return
 	}
-	base.Peer = ptr(int32(r.PeerID))
+	base.Peer = c.vals.i32(int32(r.PeerID))
 	if len(r.Messages) == 0 {
 		row := base
 		row.Kind = KindDatagram
@@ -202,25 +205,25 @@ func (c *Writer) add(r *record.Datagram) {
 		m := &r.Messages[i]
 		row := base
 		row.Kind = KindMessage
-		row.Index = ptr(int32(i))
-		row.Type, row.TypeName = ptr(int32(m.Type)), ptr(m.TypeName)
+		row.Index = c.vals.i32(int32(i))
+		row.Type, row.TypeName = c.vals.i32(int32(m.Type)), c.vals.str(m.TypeName)
 		if m.HasSeq {
-			row.Seq = ptr(int32(m.Seq))
+			row.Seq = c.vals.i32(int32(m.Seq))
 		}
 		row.Reliable, row.Ordered, row.Fragment, row.Retransmit = m.Reliable, m.Ordered, m.Fragment, m.Retransmit
 		if m.HasFragIdx {
-			row.FragIdx = ptr(int32(m.FragIdx))
+			row.FragIdx = c.vals.i32(int32(m.FragIdx))
 		}
 		if m.HasFragTotal {
-			row.FragTotal = ptr(int32(m.FragTotal))
+			row.FragTotal = c.vals.i32(int32(m.FragTotal))
 		}
 		if m.Ack != "" {
-			row.Ack = ptr(m.Ack)
+			row.Ack = c.vals.str(m.Ack)
 			if m.AckedFrame > 0 {
-				row.AckedFrame = ptr(int64(m.AckedFrame))
+				row.AckedFrame = c.vals.i64(int64(m.AckedFrame))
 			}
 			if m.HasRTT {
-				row.RTTMs = ptr(float64(m.RTT.Microseconds()) / 1000)
+				row.RTTMs = c.vals.f64(float64(m.RTT.Microseconds()) / 1000)
 			}
 		}
 		p, plen := &m.Payload, m.PayloadLen
@@ -228,15 +231,15 @@ func (c *Writer) add(r *record.Datagram) {
 			p, plen, row.Reassembled = &m.Reassembled.Payload, m.Reassembled.Len, true
 		}
 		if !m.IsACK() {
-			row.PayloadLen = ptr(int32(plen))
+			row.PayloadLen = c.vals.i32(int32(plen))
 		}
 		if p.HasOpcode {
-			row.Opcode, row.OpcodeName = ptr(int32(p.Opcode)), ptr(p.OpcodeName)
+			row.Opcode, row.OpcodeName = c.vals.i32(int32(p.Opcode)), c.vals.str(p.OpcodeName)
 		}
 		if p.Decoded {
 			c.buf = record.AppendFields(c.buf[:0], p.Fields)
-			row.FieldsJSON = ptr(string(c.buf))
-			setFields(&row.Fields, p.Fields)
+			row.FieldsJSON = c.vals.str(string(c.buf))
+			setFields(&row.Fields, p.Fields, &c.vals)
 		}
 		row.Anomalies = anomalies(r, i)
 		row.Malformed = malformed(r, i)
@@ -266,17 +269,60 @@ func malformed(r *record.Datagram, i int) bool {
 	return false
 }
 
-func ptr[T any](v T) *T { return &v }
+// slab holds the values the optional columns of a batch of rows point
+// at, in arrays reused batch after batch: a row's pointers cost no
+// allocation of their own.
+type slab struct {
+	i32s []int32
+	i64s []int64
+	f64s []float64
+	bs   []bool
+	strs []string
+	vecs []float64 // the elements of LIST columns
+}
+
+// take returns a pointer to v stored in *vs, growing it when full (the
+// values already handed out stay where they are).
+func take[T any](vs *[]T, v T) *T {
+	if len(*vs) == cap(*vs) {
+		*vs = make([]T, 0, max(2*cap(*vs), 256))
+	}
+	*vs = append(*vs, v)
+	return &(*vs)[len(*vs)-1]
+}
+
+func (s *slab) i32(v int32) *int32     { return take(&s.i32s, v) }
+func (s *slab) i64(v int64) *int64     { return take(&s.i64s, v) }
+func (s *slab) f64(v float64) *float64 { return take(&s.f64s, v) }
+func (s *slab) bool(v bool) *bool      { return take(&s.bs, v) }
+func (s *slab) str(v string) *string   { return take(&s.strs, v) }
+
+// floats returns n float64 of storage.
+func (s *slab) floats(n int) []float64 {
+	if cap(s.vecs)-len(s.vecs) < n {
+		s.vecs = make([]float64, 0, max(2*cap(s.vecs), 1024, n))
+	}
+	l := len(s.vecs)
+	s.vecs = s.vecs[:l+n]
+	return s.vecs[l : l+n : l+n]
+}
+
+// reset makes the storage reusable once the rows pointing into it were
+// written.
+func (s *slab) reset() {
+	clear(s.strs)
+	s.i32s, s.i64s, s.f64s, s.bs, s.strs, s.vecs = s.i32s[:0], s.i64s[:0], s.f64s[:0], s.bs[:0], s.strs[:0], s.vecs[:0]
+}
 
 // setFields fills the struct from the top-level members of a field token
 // stream.
-func setFields(s *Fields, fs []record.Field) {
+func setFields(s *Fields, fs []record.Field, vals *slab) {
 	for i := 0; i < len(fs); i++ {
 		end := i + 1
 		if k := fs[i].Kind; k == record.Object || k == record.Array {
 			end = closing(fs, i) + 1
 		}
-		s.set(fs[i].Name, value{fs[i:end]})
+		s.set(fs[i].Name, value{fs[i:end], vals})
 		i = end - 1
 	}
 }
@@ -301,7 +347,10 @@ func closing(fs []record.Field, i int) int {
 
 // value is one top-level field: a scalar token, or an Object or Array with
 // its members and closing End.
-type value struct{ t []record.Field }
+type value struct {
+	t    []record.Field
+	vals *slab
+}
 
 func (v value) scalar(k record.FieldKind) []byte {
 	if len(v.t) != 1 || v.t[0].Kind != k {
@@ -319,7 +368,7 @@ func (v value) int() *int64 {
 	if err != nil {
 		return nil
 	}
-	return &n
+	return v.vals.i64(n)
 }
 
 func (v value) float() *float64 {
@@ -331,7 +380,7 @@ func (v value) float() *float64 {
 	if err != nil {
 		return nil
 	}
-	return &f
+	return v.vals.f64(f)
 }
 
 func (v value) bool() *bool {
@@ -339,12 +388,12 @@ func (v value) bool() *bool {
 	if b == nil {
 		return nil
 	}
-	return ptr(string(b) == "true")
+	return v.vals.bool(string(b) == "true")
 }
 
 func (v value) str() *string {
 	if len(v.t) == 1 && v.t[0].Kind == record.String {
-		return ptr(string(v.t[0].Value))
+		return v.vals.str(string(v.t[0].Value))
 	}
 	return v.json()
 }
@@ -354,13 +403,13 @@ func (v value) vec() []float64 {
 	if len(v.t) < 2 || v.t[0].Kind != record.Array {
 		return nil
 	}
-	out := make([]float64, 0, len(v.t)-2)
-	for _, e := range v.t[1 : len(v.t)-1] {
+	out := v.vals.floats(len(v.t) - 2)
+	for i, e := range v.t[1 : len(v.t)-1] {
 		f, err := strconv.ParseFloat(string(e.Value), 64)
 		if e.Kind != record.Number || err != nil {
 			f = nan
 		}
-		out = append(out, f)
+		out[i] = f
 	}
 	return out
 }
@@ -374,7 +423,7 @@ func (v value) json() *string {
 	}
 	if len(v.t) == 1 {
 		b := record.AppendValue(nil, &v.t[0])
-		return ptr(string(b))
+		return v.vals.str(string(b))
 	}
 	// An object or array: AppendFields writes it as {"name":value};
 	// field names are plain ASCII, so the value starts len(name)+4 bytes
@@ -384,5 +433,5 @@ func (v value) json() *string {
 	if len(b) <= i {
 		return nil
 	}
-	return ptr(string(b[i : len(b)-1]))
+	return v.vals.str(string(b[i : len(b)-1]))
 }

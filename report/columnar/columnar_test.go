@@ -15,7 +15,7 @@ type countWriter struct{ n int }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
 
-func feed(t *testing.T, c *Writer, path string) {
+func feed(t testing.TB, c *Writer, path string) {
 	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
@@ -71,7 +71,7 @@ func TestFieldsMembers(t *testing.T) {
 		{Name: "not_a_field", Kind: record.Number, Value: []byte("1")},
 	}
 	var s Fields
-	setFields(&s, fs)
+	setFields(&s, fs, &slab{})
 	if s.Sender == nil || *s.Sender != 3 || s.Text == nil || *s.Text != "hi \"x\"" || s.GameTime == nil || *s.GameTime != 12.5 ||
 		s.Cloak == nil || !*s.Cloak || len(s.Forward) != 3 || s.Forward[0] != 1 || s.Forward[1] == s.Forward[1] || s.Forward[2] != -0.5 {
 		t.Fatalf("%+v", s)

@@ -164,8 +164,8 @@ func (dec *Decoder) Decode(line []byte, r *Datagram) error {
 	switch {
 	case r.Kind == KindNone:
 		return errors.New("record without kind")
-	case r.Kind.IsDatagram() && (!sawTime || r.Dir == DirNone):
-		return errors.New("datagram record without time or dir")
+	case r.Kind.IsDatagram() && (!sawTime || r.Dir == DirNone || !r.Src.IsValid() || !r.Dst.IsValid()):
+		return errors.New("datagram record without time, src, dst or dir")
 	case r.Kind == KindEvent:
 		// The event's frame is the anomaly's (the table lists it on top).
 		if len(r.Anomalies) > 0 {
