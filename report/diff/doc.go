@@ -62,6 +62,6 @@
 // message of the same transport type and opcode pair up as one changed
 // message, whose differing key paths are listed old -> new.
 //
-// It imports report/query, report/render, report/filter and
-// report/jsonkeys, and dissect below them.
+// It imports report/record, report/query, report/render, report/quote and
+// report/filter, and dissect (with dissect/capture) below them.
 package diff
