@@ -99,7 +99,6 @@ type outMsg struct {
 	seq      uint16
 	wire     []byte // the whole transport message
 	sends    int
-	interval time.Duration
 	first    time.Time
 	next     time.Time
 }
@@ -216,17 +215,15 @@ func (p *Peer) Gone() bool { return p.gone }
 // Endpoint is one BC node. It is not safe for concurrent use; Node
 // serialises access for its socket.
 type Endpoint struct {
-	cfg      Config
-	id       uint8
-	peers    []*Peer
-	byAddr   map[netip.AddrPort]*Peer
-	stats    EndpointStats
-	dg       transport.Datagram
-	rbuf     []byte
-	sbuf     []byte
-	raw      []rawOut
-	closed   bool
-	inEvents bool
+	cfg    Config
+	id     uint8
+	peers  []*Peer
+	byAddr map[netip.AddrPort]*Peer
+	stats  EndpointStats
+	dg     transport.Datagram
+	rbuf   []byte
+	sbuf   []byte
+	raw    []rawOut
 }
 
 type rawOut struct {

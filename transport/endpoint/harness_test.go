@@ -139,17 +139,6 @@ func (n *simNet) run(total, step time.Duration) {
 	}
 }
 
-// plainHex is the log's plaintext datagrams from one address, as hex.
-func (n *simNet) plainFrom(addr netip.AddrPort) []string {
-	var v []string
-	for _, s := range n.log {
-		if s.from == addr {
-			v = append(v, strings.ToUpper(hex.EncodeToString(s.plain)))
-		}
-	}
-	return v
-}
-
 // stockFrame is one frame of testdata/captures/stock-excerpts.source.jsonl:
 // datagrams of the stock game rebuilt from published decrypted dumps.
 type stockFrame struct {
