@@ -42,7 +42,7 @@ const (
 	CodeNetFile24          = 0x24 // NetFile24?
 	CodeFileTransfer       = 0x25 // FileTransfer
 	CodeNetFile26          = 0x26 // NetFile26?
-	CodeFileTransferAck    = 0x27 // FileTransferAck?
+	CodeFileTransferAck    = 0x27 // FileTransferAck
 	CodeChecksumComplete   = 0x28 // ChecksumComplete
 	CodeExplosion          = 0x29 // Explosion
 	CodeNewPlayerInGame    = 0x2A // NewPlayerInGame
@@ -85,6 +85,8 @@ const (
 	FieldExtra                  = "extra"
 	FieldFactory                = "factory"
 	FieldFileCount              = "file_count"
+	FieldFileData               = "file_data"
+	FieldFileName               = "file_name"
 	FieldFiles                  = "files"
 	FieldFilter                 = "filter"
 	FieldFlag                   = "flag"

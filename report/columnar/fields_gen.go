@@ -30,6 +30,8 @@ type Fields struct {
 	Extra                  *string   `parquet:"extra,optional"`
 	Factory                *string   `parquet:"factory,optional"`
 	FileCount              *int64    `parquet:"file_count,optional"`
+	FileData               *string   `parquet:"file_data,optional"`
+	FileName               *string   `parquet:"file_name,optional"`
 	Files                  *string   `parquet:"files,optional"`
 	Filter                 *string   `parquet:"filter,optional"`
 	Flag                   *bool     `parquet:"flag,optional"`
@@ -183,6 +185,12 @@ func (s *Fields) set(name string, v value) bool {
 		return true
 	case "file_count":
 		s.FileCount = v.int()
+		return true
+	case "file_data":
+		s.FileData = v.str()
+		return true
+	case "file_name":
+		s.FileName = v.str()
 		return true
 	case "files":
 		s.Files = v.json()
