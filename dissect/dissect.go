@@ -307,8 +307,9 @@ func (d *Dissector) trackFlow(dg *Datagram, size int) {
 	}
 	fl := d.track.Current()
 	for i := range dg.Anomalies {
-		if dg.Anomalies[i].Code == anomaly.PayloadMalformed {
-			fl.Count(anomaly.PayloadMalformed) // the flow's stats count every layer
+		switch c := dg.Anomalies[i].Code; c {
+		case anomaly.PayloadMalformed, anomaly.NonStockTorpedoFire, anomaly.NonStockObjCreate:
+			fl.Count(c) // the flow's stats count every layer
 		}
 	}
 	d.analyzeHandshake(dg, fl)
@@ -393,6 +394,17 @@ func decodePayload(dg *Datagram, i, off int, p *Payload) {
 	aoff := off + me.Off
 	if reasm {
 		aoff = anomaly.NoOffset
+	}
+	if code, off, msg, ok := game.NonStock(p.Bytes); ok {
+		// Another implementation's shape: named, with what stock does.
+		noff := off
+		if reasm {
+			noff = anomaly.NoOffset
+		} else {
+			noff += aoff - me.Off
+		}
+		dg.Anomalies = append(dg.Anomalies, anomaly.New(code, i, noff, "%s", msg))
+		return
 	}
 	dg.Anomalies = append(dg.Anomalies, anomaly.NewText(anomaly.PayloadMalformed, i, aoff, me.Text(name, reasm)))
 }

@@ -235,7 +235,7 @@ func TestOpenBCSession3(t *testing.T) {
 		}
 		for code := range s.Anomalies {
 			switch code {
-			case anomaly.SeqReuse, anomaly.Retransmit, anomaly.LengthOverrun, anomaly.UnknownTransportType:
+			case anomaly.SeqReuse, anomaly.Retransmit, anomaly.NonStockLength, anomaly.NonStockDisconnect:
 			default:
 				t.Errorf("flow %d: unexpected anomaly %s", s.ID, code)
 			}

@@ -274,6 +274,12 @@ func decodeMessage(b []byte, off, end int, m *Message, bad *anomaly.Anomaly) int
 		m.PayloadOff = off + m.Len
 		return msgOK
 	case t.Low(), t == TypeData:
+		if t.Low() && shortForm(b, off, rest, sent) {
+			*bad = codecAnomaly(anomaly.NonStockLength, off,
+				"%s with a 1-byte length %d and no flags_len (`%02X %02X`...), as some reimplementations write it; stock writes a u16 flags_len (reliable, ordered, 14-bit length) and a seq when reliable",
+				t.Name(), sent, uint8(t), b[off+1])
+			return msgBad
+		}
 		if rest < 3 {
 			return needBytes(bad, off, 3, sent, "%s header needs 3 bytes, %d left", t.Name(), sent)
 		}
@@ -338,9 +344,37 @@ func decodeMessage(b []byte, off, end int, m *Message, bad *anomaly.Anomaly) int
 		m.Payload = b[p : off+m.Len : off+m.Len]
 		return msgOK
 	}
+	if t == typeNonStockDisconnect && rest == 2 && sent == 2 {
+		*bad = codecAnomaly(anomaly.NonStockDisconnect, off,
+			"type 0x06 `06 %02X` used as a disconnect of peer %d, as some reimplementations send it; stock sends type 0x05 Disconnect (flags_len, seq, peer id, IPv4: 10 bytes)",
+			b[off+1], b[off+1])
+		return msgBad
+	}
 	*bad = codecAnomaly(anomaly.UnknownTransportType, off,
 		"unknown transport type 0x%02X; the rest of the datagram cannot be framed", uint8(t))
 	return msgBad
+}
+
+// typeNonStockDisconnect is the type byte some reimplementations send as a
+// 2-byte disconnect (`06 <peer id>`); stock registers no type 0x06.
+const typeNonStockDisconnect Type = 0x06
+
+// shortForm reports whether the control message at b[off] ends the
+// datagram and its second byte alone is its length (and the stock
+// flags_len does not fit): the non-stock short form.
+func shortForm(b []byte, off, rest, sent int) bool {
+	if rest != sent || sent < 2 || int(b[off+1]) != sent {
+		return false
+	}
+	if sent < 3 {
+		return true
+	}
+	n := int(binary.LittleEndian.Uint16(b[off+1:]) & lowLenMask)
+	hdr := 3
+	if b[off+2]&0x80 != 0 {
+		hdr += 2
+	}
+	return n > sent || n < hdr
 }
 
 // needBytes reports a message needing n bytes where the capture holds

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -135,11 +136,15 @@ func anomalyCases() []anomalyCase {
 		edited(anomaly.IPFragmentIncomplete, "in 100-byte IPv4 fragments, fragment 1 of the 3rd split datagram lost", 22, dropFragment(2, 1)),
 		gen(anomaly.ShortDatagram, af, false),
 		gen(anomaly.BadLength, af, false),
-		captured(anomaly.LengthOverrun, "openbc-session-2.pcap", 60),
-		captured(anomaly.UnknownTransportType, "openbc-session-2.pcap", 30),
+		gen(anomaly.LengthOverrun, af, false),
+		gen(anomaly.UnknownTransportType, af, false),
+		captured(anomaly.NonStockDisconnect, "openbc-session-2.pcap", 30),
+		captured(anomaly.NonStockLength, "openbc-session-2.pcap", 60),
 		gen(anomaly.MsgCountMismatch, af, false),
 		gen(anomaly.TrailingBytes, af, false),
 		captured(anomaly.PayloadMalformed, "openbc-session-3.pcap", 2121),
+		captured(anomaly.NonStockTorpedoFire, "openbc-session-3.pcap", 660),
+		captured(anomaly.NonStockObjCreate, "openbc-session-3.pcap", 99),
 		captured(anomaly.Retransmit, "openbc-session-3.pcap", 2121),
 		gen(anomaly.RetransmitDiffers, af+1, false, anomaly.Retransmit),
 		captured(anomaly.SeqReuse, "stock-excerpts.pcap", 13),
@@ -379,5 +384,33 @@ func TestOneByteDatagramHasNoMsgCount(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no record of frame %d", dissecttest.AnomalyFrame)
+	}
+}
+
+// TestNonStockShapes: each shape another implementation writes where it
+// differs from stock (dissecttest.NonStock, OpenBC's bytes) is named by
+// its non-stock-* warning, on its frame, in place of the error the stock
+// layout would raise; nothing else is flagged.
+func TestNonStockShapes(t *testing.T) {
+	path := writeSession(t, dissecttest.NonStock(), "non-stock")
+	got := map[string][]int{}
+	for _, a := range readAnomalies(t, path, nil) {
+		if a.sev == "error" {
+			t.Errorf("frame %d: error %s: %s", a.frame, a.code, a.text)
+		}
+		if strings.HasPrefix(a.code, "non-stock-") {
+			if a.sev != "warn" || !strings.Contains(a.text, "stock") {
+				t.Errorf("frame %d: %s %s %q", a.frame, a.code, a.sev, a.text)
+			}
+			got[a.code] = append(got[a.code], a.frame)
+		}
+	}
+	if !reflect.DeepEqual(got, dissecttest.NonStockFrames) {
+		t.Errorf("non-stock anomalies at %v, want %v", got, dissecttest.NonStockFrames)
+	}
+	// The session counts the type 0x06 disconnect as the client leaving.
+	code, out, errs := runCLI(t, nil, "session", path)
+	if code != exitOK || !strings.Contains(out, "disconnected (type 0x06, non-stock)") {
+		t.Errorf("session: code %d %s\n%s", code, errs, out)
 	}
 }

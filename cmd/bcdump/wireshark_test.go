@@ -125,6 +125,7 @@ func bcdumpValues(t *testing.T, capture string, flags ...string) map[int][]kv {
 var datagramCodes = map[string]bool{
 	"short-datagram": true, "bad-length": true, "length-overrun": true, "unknown-transport-type": true,
 	"msg-count-mismatch": true, "trailing-bytes": true, "payload-malformed": true,
+	"non-stock-disconnect": true, "non-stock-length": true, "non-stock-torpedo-fire": true, "non-stock-obj-create": true,
 }
 
 // record is one JSON record bcdump printed.

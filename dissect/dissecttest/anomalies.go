@@ -39,6 +39,15 @@ var transportScripts = []anomalyScript{
 		// its own 5-byte header.
 		s.AddHex(100*time.Millisecond, true, "02 01 32 02 80 00 00 2C")
 	}},
+	{anomaly.LengthOverrun, func(s *Session) {
+		// A reliable Data message whose flags_len says 16 bytes, with 6
+		// left in the datagram.
+		s.AddHex(100*time.Millisecond, true, "02 01 32 10 80 01 00 2A")
+	}},
+	{anomaly.UnknownTransportType, func(s *Session) {
+		// Type 0x07, registered by no implementation.
+		s.AddHex(100*time.Millisecond, true, "02 01 07 0A C0 02 00 02 0A 0A 0A EF")
+	}},
 	{anomaly.MsgCountMismatch, func(s *Session) {
 		// msg_count 2, but only the ACK of the host's round 0 request.
 		s.AddHex(100*time.Millisecond, true, "02 02 01 00 00 00")

@@ -11,7 +11,7 @@ import (
 
 // codecCodes are the anomalies the wire codec alone finds; the other
 // scenarios must frame cleanly.
-var codecCodes = []anomaly.Code{anomaly.ShortDatagram, anomaly.BadLength,
+var codecCodes = []anomaly.Code{anomaly.ShortDatagram, anomaly.BadLength, anomaly.LengthOverrun, anomaly.UnknownTransportType,
 	anomaly.MsgCountMismatch, anomaly.TrailingBytes}
 
 // Every scenario starts with the stock connect prefix, stays in time order

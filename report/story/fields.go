@@ -17,7 +17,7 @@ var Fields = []struct {
 	Meaning string
 }{
 	{"session.verdict", filter.String, `"entered", "never entered" or "unknown" (joined before the capture started, no StateUpdate seen)`},
-	{"session.cause", filter.String, "the rule that decided the verdict: entered, already-in-game, already-connected, server-full, checksum-mismatch, booted, unacked-fragment, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended"},
+	{"session.cause", filter.String, "the rule that decided the verdict: entered, already-in-game, already-connected, server-full, checksum-mismatch, booted (causes the capture proves), checksum-unanswered, client-disconnected, timed-out, removed, capture-ended (where the join stopped, not why)"},
 	{"session.entered", filter.Bool, "the player entered the game"},
 	{"session.name", filter.String, "player name"},
 	{"session.peer_id", filter.Number, "peer id"},

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/dissect/game"
+	"github.com/bcdump/bcdump/transport"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
@@ -49,6 +51,12 @@ type player struct {
 	fragAnswers []fragAnswer
 	frag0       int      // the client's last first-sent fragment 0
 	fragBug     *fragBug // the first unacked-fragment-retransmit of the player's messages
+
+	// The last step of the join each side took (first sends only).
+	host, client joinStep
+	hostAcked    bool      // the host ACKed a message of the client's
+	findings     []Finding // delivery findings (deliveryFinding)
+	srv          *server
 
 	kills, deaths, score int64
 	hasScore             bool
@@ -303,4 +311,60 @@ func trimRound(msg string) string {
 		}
 	}
 	return msg
+}
+
+// joinStep is one step of the join: a message of one side (connect,
+// checksum round, ChecksumComplete, Settings, GameInit, NewPlayerInGame)
+// and the other side's ACK of it.
+type joinStep struct {
+	side     string // "host" or "client"
+	op       byte   // the game opcode; 0xFF for the transport Connect
+	round    int    // a checksum round, -1 none
+	frame    int
+	t        time.Time
+	reliable bool
+	low      bool // a low-channel (transport) message
+	seq      uint16
+	ackFrame int
+}
+
+const opConnect = 0xFF // joinStep.op of a transport Connect
+
+// set records a step; tm is the message (for its seq).
+func (st *joinStep) set(side string, op byte, round, frame int, t time.Time, tm *transport.Message) {
+	*st = joinStep{side: side, op: op, round: round, frame: frame, t: t,
+		reliable: tm.Reliable, low: tm.Type.Low(), seq: tm.Seq}
+}
+
+// acked records an ACK from the other side.
+func (st *joinStep) acked(tm *transport.Message, frame int) {
+	if st.frame != 0 && st.ackFrame == 0 && st.reliable && tm.Seq == st.seq && tm.AckLow == st.low {
+		st.ackFrame = frame
+	}
+}
+
+// words: "host: GameInit [16], ACKed [17]".
+func (st *joinStep) words() string {
+	var what string
+	switch st.op {
+	case opConnect:
+		what = "connect reply"
+		if st.side == "client" {
+			what = "connect request"
+		}
+	case opChecksumReq:
+		what = "checksum request round " + roundName(st.round)
+	case opChecksumResp:
+		what = "checksum round " + roundName(st.round) + " answer"
+	default:
+		what = game.Lookup(st.op).Name
+	}
+	t := st.side + ": " + what + " [" + itoa(int64(st.frame)) + "]"
+	switch {
+	case st.ackFrame > 0:
+		t += ", ACKed [" + itoa(int64(st.ackFrame)) + "]"
+	case st.reliable:
+		t += ", no ACK seen"
+	}
+	return t
 }

@@ -15,6 +15,7 @@ package story
 
 import (
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/bcdump/bcdump/dissect"
@@ -96,6 +97,13 @@ func (a *Analyzer) Datagram(d *dissect.Datagram) error {
 	if s == nil {
 		return nil
 	}
+	if d.Dir == dissect.S2C && d.Kind == dissect.KindGame {
+		if id, ok := assignedPeer(d); ok && s.restarted(id, d.Time) {
+			if s = a.newRun(s, cli, d.Time); s == nil {
+				return nil
+			}
+		}
+	}
 	if d.Time.After(s.last) {
 		s.last = d.Time
 	}
@@ -125,9 +133,18 @@ func (a *Analyzer) Events(end []dissect.Event) error {
 		var p *player
 		if e.Client.IsValid() {
 			p = s.byAddr[e.Client]
+			// A player of an earlier run of the server (it restarted).
+			for i := len(a.servers) - 1; p == nil && i >= 0; i-- {
+				if r := a.servers[i]; r.addr == s.addr && r.byAddr[e.Client] != nil {
+					s, p = r, r.byAddr[e.Client]
+				}
+			}
 		}
 		if e.Code == anomaly.UnackedFragmentRetransmit && p != nil {
 			s.fragmentBug(p, e)
+		}
+		if (e.Code == anomaly.RetransmitUnacked || e.Code == anomaly.AckMismatch) && p != nil && p.enteredT.IsZero() && !p.already {
+			s.deliveryFinding(p, e)
 		}
 		if e.Code == anomaly.PeerTimeout && p != nil && !p.left() {
 			msg := e.Message()
@@ -159,10 +176,97 @@ func (a *Analyzer) server(addr netip.AddrPort, t time.Time) *server {
 	return s
 }
 
+// restartSilence is how long every player of a run must have been silent
+// (or gone) for a Connect reply that reuses one of their peer ids to start
+// a new run of the server.
+const restartSilence = 5 * time.Second
+
+// assignedPeer is the peer id a host's Connect reply in d assigns.
+func assignedPeer(d *dissect.Datagram) (uint8, bool) {
+	for i := range d.Transport.Messages {
+		if i >= len(d.Msgs) {
+			break
+		}
+		tm := &d.Transport.Messages[i]
+		if tm.Type != transport.TypeConnect || d.Msgs[i].Track.Retransmit {
+			continue
+		}
+		if id, ok := uintField(&d.Msgs[i].Fields, "assigned_peer_id"); ok && id >= 2 && id <= 255 {
+			return uint8(id), true
+		}
+	}
+	return 0, false
+}
+
+// restarted reports whether a Connect reply assigning peer id at t starts
+// a new run of the server: a player of this run had that id, and every
+// player of the run has left or been silent for restartSilence (the
+// server restarted on the same port: its old players are gone, new ones
+// connect with fresh peer ids and sequence counters).
+func (s *server) restarted(id uint8, t time.Time) bool {
+	q := s.byPeer[id]
+	if q == nil {
+		return false
+	}
+	for _, p := range s.players {
+		if p.left() || p.joinT.Equal(t) || !p.hasPeer && !p.joinT.IsZero() && t.Sub(p.joinT) < restartSilence {
+			continue // gone, or the joiner this reply answers
+		}
+		if t.Sub(p.lastSeen) < restartSilence {
+			return false
+		}
+	}
+	return true
+}
+
+// newRun starts a new run of server s at t: a new story for the same
+// address, which later datagrams go to. The player of client endpoint cli
+// that connected and has no peer id yet (the one this reply answers)
+// moves to it.
+func (a *Analyzer) newRun(s *server, cli netip.AddrPort, t time.Time) *server {
+	if len(a.servers) >= MaxServers {
+		return s
+	}
+	n := newServer(s.addr, t)
+	n.run = s.run + 1
+	if p := s.byAddr[cli]; p != nil && !p.hasPeer && !p.left() {
+		i := slices.Index(s.players, p)
+		s.players = slices.Delete(s.players, i, i+1)
+		delete(s.byAddr, cli)
+		if s.lastP == p {
+			s.lastP = nil
+		}
+		n.players = append(n.players, p)
+		n.byAddr[cli] = p
+		p.srv = n
+		n.first = p.first
+		for i := 0; i < len(s.timeline); i++ {
+			if e := s.timeline[i]; e.p == p {
+				n.timeline = append(n.timeline, e)
+				s.timeline = slices.Delete(s.timeline, i, i+1)
+				i--
+			}
+		}
+	}
+	// The old run ends with the last datagram of its remaining players.
+	last := s.first
+	for _, q := range s.players {
+		if q.lastSeen.After(last) {
+			last = q.lastSeen
+		}
+	}
+	s.last = last
+	a.byAddr[s.addr] = n
+	a.servers = append(a.servers, n)
+	a.last = n
+	return n
+}
+
 // server is the story of one game server endpoint.
 type server struct {
 	addr        netip.AddrPort
 	first, last time.Time
+	run         int // 0 for the first run of the address; +1 per restart
 
 	status   *gameSpyStatus
 	settings settings
@@ -270,7 +374,7 @@ func (s *server) player(d *dissect.Datagram, cli netip.AddrPort) *player {
 			s.unkept++
 			return nil
 		}
-		p = &player{addr: cli, first: d.Time, slot: -1, team: -1, bootReason: -1}
+		p = &player{addr: cli, first: d.Time, slot: -1, team: -1, bootReason: -1, srv: s}
 		// A player whose first datagram is not its connect request or
 		// the host's reply to it was there before the capture started.
 		p.already = !connectReq && !(d.Dir == dissect.S2C && hasType(d, transport.TypeConnect))
@@ -347,22 +451,37 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 				// The ACK clears a message of the other direction.
 				p.rtt[1-di].add(m.Track.RTT)
 			}
+			if d.Dir == dissect.C2S {
+				p.host.acked(tm, d.Frame)
+			} else {
+				p.hostAcked = true
+				p.client.acked(tm, d.Frame)
+			}
 			continue
 		case transport.TypeData:
 			if p.stateFrame == 0 && di == 0 && !tm.Fragment && len(tm.Payload) > 0 && tm.Payload[0] == opStateUpdate {
 				p.stateFrame = d.Frame
 			}
 			if !m.Track.Retransmit && !tm.Fragment && len(tm.Payload) > 0 && storyOpcode[tm.Payload[0]] {
+				p.joinStep(d, tm, &m.Payload)
 				s.payload(d, p, &m.Payload, false)
 			}
 			if tm.Fragment && tm.FragIdx == 0 && !m.Track.Retransmit && d.Dir == dissect.C2S {
 				p.frag0 = d.Frame
 			}
 			if r := m.Reassembled; r != nil && len(r.Bytes) > 0 && storyOpcode[r.Bytes[0]] {
+				p.joinStep(d, tm, &r.Payload)
 				s.payload(d, p, &r.Payload, true)
 			}
 		case transport.TypeConnect, transport.TypePeerInfo, transport.TypeDisconnect:
 			if !m.Track.Retransmit && !m.Track.Keepalive {
+				if tm.Type == transport.TypeConnect && p.enteredT.IsZero() {
+					if d.Dir == dissect.C2S {
+						p.client.set("client", opConnect, -1, d.Frame, d.Time, tm)
+					} else {
+						p.host.set("host", opConnect, -1, d.Frame, d.Time, tm)
+					}
+				}
 				s.control(d, p, tm, m)
 			}
 		}
@@ -376,6 +495,11 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 	}
 	for i := range d.Anomalies {
 		a := &d.Anomalies[i]
+		if a.Code == anomaly.NonStockDisconnect && d.Dir == dissect.C2S && !p.left() {
+			// A reimplementation's `06 <peer id>`: the client leaves.
+			p.leave(d.Time, d.Frame, leftDisconnect, "type 0x06 disconnect")
+			s.add(entry{t: d.Time, frame: d.Frame, kind: evLeave, p: p, detail: "disconnected (type 0x06, non-stock)"})
+		}
 		switch {
 		case a.Severity() == anomaly.Error:
 			s.anomalyLine(d.Time, d.Frame, p, *a)
@@ -386,6 +510,30 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 		if a.Code.Group() == anomaly.Checksum {
 			p.hs.note(a, d.Frame)
 		}
+	}
+}
+
+// joinStep records a step of the join from a first-sent (or reassembled)
+// payload of message tm, until the player entered.
+func (p *player) joinStep(d *dissect.Datagram, tm *transport.Message, pl *dissect.Payload) {
+	if !p.enteredT.IsZero() {
+		return
+	}
+	op := pl.Bytes[0]
+	round := -1
+	if r, ok := intField(&pl.Fields, "round"); ok {
+		round = int(r)
+	}
+	if d.Dir == dissect.S2C {
+		switch op {
+		case opChecksumReq, opChecksumComplete, opSettings, opGameInit:
+			p.host.set("host", op, round, d.Frame, d.Time, tm)
+		}
+		return
+	}
+	switch op {
+	case opChecksumResp, opNewPlayerInGame:
+		p.client.set("client", op, round, d.Frame, d.Time, tm)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,15 +137,16 @@ func rowOf(p PlayerDoc) playerRow {
 // connect requests (peer 0xFF) at frames 4, 30 and 58, the host's Connect
 // replies assigning 2, 3, 4, ChecksumComplete at frames 21, 47 and 75; at
 // the end the host tells Bot2 that Bot0 and Bot1 were removed (frames 4324
-// and 4325, player-list event 0x00060005) and nothing about Bot2, whose
-// last datagram is an unframeable `06 02`.
+// and 4325, player-list event 0x00060005), but each bot has already left
+// with OpenBC's type 0x06 disconnect `06 02` (non-stock-disconnect), which
+// the story takes as the client disconnecting.
 func TestSession3Players(t *testing.T) {
 	a := analyze(t, readFile(t, filepath.Join(testdata, "captures", "openbc-session-3.pcap")), dissect.Options{})
 	doc := one(t, a)
 	want := []playerRow{
-		{2, "Bot0", "2026-11-21T17:12:08.405583000Z", "passed", false, "2026-11-21T17:12:29.862472000Z", "removed"},
-		{3, "Bot1", "2026-11-21T17:12:08.423143000Z", "passed", false, "2026-11-21T17:12:29.862683000Z", "removed"},
-		{4, "Bot2", "2026-11-21T17:12:08.433086000Z", "passed", false, "", "still-connected"},
+		{2, "Bot0", "2026-11-21T17:12:08.405583000Z", "passed", false, "2026-11-21T17:12:29.861911000Z", "disconnect"},
+		{3, "Bot1", "2026-11-21T17:12:08.423143000Z", "passed", false, "2026-11-21T17:12:29.862115000Z", "disconnect"},
+		{4, "Bot2", "2026-11-21T17:12:08.433086000Z", "passed", false, "2026-11-21T17:12:29.862119000Z", "disconnect"},
 	}
 	if len(doc.Players) != len(want) {
 		t.Fatalf("%d players, want %d", len(doc.Players), len(want))
@@ -169,7 +171,7 @@ func TestSession3Players(t *testing.T) {
 	for _, l := range doc.Timeline {
 		counts[l.Event]++
 	}
-	if counts["join"] != 3 || counts["checksum"] != 3 || counts["enter"] != 3 || counts["mission-start"] != 1 || counts["leave"] != 2 {
+	if counts["join"] != 3 || counts["checksum"] != 3 || counts["enter"] != 3 || counts["mission-start"] != 1 || counts["leave"] != 3 {
 		t.Errorf("timeline events %v", counts)
 	}
 }
@@ -401,5 +403,58 @@ func TestTimelineFolded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A server that restarts on the same port twice is told as three runs,
+// each with its own players (peer ids reused, fresh counters); every
+// player that sent a disconnect (type 0x05, or OpenBC's 0x06) has left.
+func TestServerRuns(t *testing.T) {
+	a := analyze(t, sessionPcap(t, dissecttest.ServerRuns()...), dissect.Options{})
+	docs := a.Documents()
+	if len(docs) != 3 {
+		t.Fatalf("%d documents, want 3 runs", len(docs))
+	}
+	for i, d := range docs {
+		if d.Server.Run != i+1 || d.Server.Address != "192.168.1.10:22101" {
+			t.Errorf("document %d: run %d of %s", i, d.Server.Run, d.Server.Address)
+		}
+		var names []string
+		for _, p := range d.Players {
+			names = append(names, p.Name)
+		}
+		var want []string
+		for _, rp := range dissecttest.RunPlayers() {
+			if rp.Run != i+1 {
+				continue
+			}
+			want = append(want, rp.Name)
+			for _, p := range d.Players {
+				if p.Name != rp.Name {
+					continue
+				}
+				if p.PeerID == nil || *p.PeerID != int(rp.Peer) || p.Entered == nil {
+					t.Errorf("run %d %s: peer %v entered %v", i+1, p.Name, p.PeerID, p.Entered)
+				}
+				if rp.Left && p.LeftHow != "disconnect" {
+					t.Errorf("run %d %s sent a disconnect but left_how is %q", i+1, p.Name, p.LeftHow)
+				}
+			}
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("run %d players %v, want %v", i+1, names, want)
+		}
+	}
+	var tbl bytes.Buffer
+	if err := a.WriteTable(&tbl); err != nil {
+		t.Fatal(err)
+	}
+	if testing.Verbose() {
+		t.Log("\n" + tbl.String())
+	}
+	for _, w := range []string{", run 1;", ", run 2 (the server restarted);", ", run 3 (the server restarted);"} {
+		if !strings.Contains(tbl.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, tbl.String())
+		}
 	}
 }

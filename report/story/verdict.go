@@ -9,9 +9,14 @@ import (
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
 
-// A player's verdict answers "did it get into the game, and if not, why?"
-// by the first of these rules that holds (the help topic `verdicts` lists
-// them for readers; each names the frames it rests on):
+// A player's verdict answers "did it get into the game, and if not, where
+// did the join stop?" by the first of these rules that holds (the help
+// topic `verdicts` lists them for readers; each names the frames it rests
+// on). The verdict states facts, then notes: a cause is named only where
+// the evidence proves it (a full server, a checksum mismatch the host
+// ended the join for, a boot with its reason); the other rules say where
+// the join stopped (the last step each side took, with its frame, and
+// what never came), not why.
 //
 //  1. entered: the client sent NewPlayerInGame.
 //  2. already-in-game: the capture starts after the player joined, and
@@ -23,25 +28,28 @@ import (
 //     the client's answers says what differed (round, directory; the file
 //     with --manifest).
 //  5. booted: the host sent BootPlayer, with its reason byte.
-//  6. unacked-fragment: the client kept resending a fragmented message
-//     after the host had ACKed every fragment (the stock client bug;
-//     unacked-fragment-retransmit), named with the checksum round it
-//     answered when it was one.
-//  7. checksum-unanswered: the host asked a checksum round the client
+//  6. checksum-unanswered: the host asked a checksum round the client
 //     never answered.
-//  8. client-disconnected: the client sent Disconnect.
-//  9. timed-out: the client went silent (peer-timeout).
-//  10. removed: the host disconnected or removed it without a reason.
-//  11. capture-ended: none of the above before the capture ended.
+//  7. client-disconnected: the client sent Disconnect.
+//  8. timed-out: the client went silent (peer-timeout).
+//  9. removed: the host disconnected or removed it without a reason.
+//  10. capture-ended: none of the above before the capture ended.
 //
-// A player that entered and still shows the fragment bug gets it as a note.
+// Apart from the rule, the verdict lists the findings during the join with
+// their nature (Finding): the stock client's harmless fragment bug, host
+// faults (fragments never ACKed, ACKs without the fragment flag, a
+// checksum answer the host never followed up), network loss. None of them
+// is a cause: a player that never entered while its stock client showed
+// the fragment bug stopped where the facts say, and the bug is a finding.
 const (
 	VerdictEntered      = "entered"
 	VerdictNeverEntered = "never entered"
 	VerdictUnknown      = "unknown"
 )
 
-// Causes, the `cause` of a verdict (rules above).
+// Causes, the `cause` of a verdict (rules above): the rule that decided
+// it. server-full, checksum-mismatch and booted are causes the capture
+// proves; checksum-unanswered to capture-ended say where the join stopped.
 const (
 	CauseEntered            = "entered"
 	CauseAlreadyInGame      = "already-in-game"
@@ -49,13 +57,36 @@ const (
 	CauseServerFull         = "server-full"
 	CauseChecksumMismatch   = "checksum-mismatch"
 	CauseBooted             = "booted"
-	CauseUnackedFragment    = "unacked-fragment"
 	CauseChecksumUnanswered = "checksum-unanswered"
 	CauseClientDisconnected = "client-disconnected"
 	CauseTimedOut           = "timed-out"
 	CauseRemoved            = "removed"
 	CauseCaptureEnded       = "capture-ended"
 )
+
+// The natures of a finding.
+const (
+	NatureStockBug  = "stock-client bug, harmless"
+	NatureHostFault = "host fault"
+	NatureLoss      = "network loss"
+)
+
+// Finding is something the join showed that bears on the verdict without
+// deciding it.
+type Finding struct {
+	Nature string `json:"nature"` // Nature*
+	Code   string `json:"code"`   // the anomaly code, or "checksum-not-followed-up"
+	Text   string `json:"text"`
+	Frames []int  `json:"frames"`
+}
+
+// maxFindings caps a player's remembered delivery findings.
+const maxFindings = 8
+
+// hostSilenceMin is how long the capture must go on after the client's
+// checksum answer, with nothing more from the host's handshake, to call
+// it a host fault (a stock join takes about 1.3 s on loopback).
+const hostSilenceMin = 5 * time.Second
 
 // maxFragAnswers caps a player's remembered fragmented checksum answers.
 const maxFragAnswers = 8
@@ -98,38 +129,125 @@ func (s *server) fragmentBug(p *player, e *dissect.Event) {
 	s.warnLine(e.Time, e.Frame, p, e.Anomaly)
 }
 
-// Verdict is a player's verdict.
-type Verdict struct {
-	Verdict string // VerdictEntered, VerdictNeverEntered, VerdictUnknown
-	Cause   string // Cause*
-	Text    string // for people, without the frames
-	Frames  []int  // the frames it rests on, in capture order
-	Note    string // a finding that bears on it without deciding it
+// deliveryFinding records a retransmit-unacked or ack-mismatch event on
+// p's flow as a finding: on the client's fragmented message a host fault
+// (the host never ACKed its fragments, or ACKed them without the
+// fragment flag), else network loss (or a peer that stopped answering).
+func (s *server) deliveryFinding(p *player, e *dissect.Event) {
+	if len(p.findings) >= maxFindings {
+		return
+	}
+	label := e.Text.Str(0)
+	c2s := strings.HasPrefix(label, "c2s")
+	frag := strings.Contains(label, "fragment")
+	f := Finding{Nature: NatureLoss, Code: e.Code.String(), Text: e.Message(), Frames: []int{e.Frame}}
+	switch {
+	case e.Code == anomaly.AckMismatch && c2s && frag:
+		f.Nature = NatureHostFault
+		what := "ACKed the client's fragments with the wrong fragment index"
+		if strings.Contains(f.Text, "ACK without the fragment flag") {
+			what = "ACKed the client's fragments without the fragment flag"
+		}
+		f.Text = "the host " + what + ": " + f.Text
+	case e.Code == anomaly.AckMismatch:
+		f.Nature = NatureHostFault
+		if c2s {
+			f.Text = "the host's ACKs do not match the message: " + f.Text
+		} else {
+			f.Nature = "client fault"
+			f.Text = "the client's ACKs do not match the message: " + f.Text
+		}
+	case e.Code == anomaly.RetransmitUnacked && c2s && frag && p.hostAcked:
+		f.Nature = NatureHostFault
+		f.Text = "the host never ACKed the client's fragments (it ACKed other messages): " + f.Text
+	default:
+		f.Text = "no ACK seen (loss, a silent peer or a capture that missed it): " + f.Text
+	}
+	p.findings = append(p.findings, f)
+	s.warnLine(e.Time, e.Frame, p, e.Anomaly)
 }
 
-func (p *player) verdict() Verdict {
-	v := p.decide()
-	if b := p.fragBug; b != nil && v.Cause != CauseUnackedFragment {
-		v.Note = b.words() + " (frames " + framesText(b.frames()) + ")"
+// Verdict is a player's verdict.
+type Verdict struct {
+	Verdict  string    // VerdictEntered, VerdictNeverEntered, VerdictUnknown
+	Cause    string    // Cause*
+	Text     string    // for people, without the frames
+	Frames   []int     // the frames it rests on, in capture order
+	Note     string    // the findings for people, one sentence each
+	Findings []Finding // what the join showed that bears on it without deciding it
+}
+
+// verdict is p's verdict; end is the end of the capture (of its server).
+func (p *player) verdict(end time.Time) Verdict {
+	v := p.decide(end)
+	v.Findings = p.joinFindings(end)
+	var notes []string
+	for _, f := range v.Findings {
+		notes = append(notes, f.Nature+": "+f.Text+" (frame"+plural(len(f.Frames))+" "+framesText(f.Frames)+")")
 	}
+	v.Note = strings.Join(notes, "; ")
 	v.Frames = sortFrames(v.Frames)
 	return v
 }
 
-func (p *player) decide() Verdict {
+// joinFindings lists the findings of p's join: the stock fragment bug,
+// delivery findings, and a checksum answer the host never followed up.
+func (p *player) joinFindings(end time.Time) []Finding {
+	var out []Finding
+	if b := p.fragBug; b != nil {
+		out = append(out, Finding{Nature: NatureStockBug, Code: anomaly.UnackedFragmentRetransmit.String(),
+			Text: b.words(), Frames: sortFrames(b.frames())})
+	}
+	out = append(out, p.findings...)
+	if f, ok := p.checksumNotFollowedUp(end); ok {
+		out = append(out, f)
+	}
+	return out
+}
+
+// checksumNotFollowedUp: the client answered a checksum round, the host
+// sent nothing more of the join (no next round, no ChecksumComplete, no
+// Settings, no boot) in at least hostSilenceMin until the capture ended or
+// the client left.
+func (p *player) checksumNotFollowedUp(end time.Time) (Finding, bool) {
+	h := &p.hs
+	if !p.enteredT.IsZero() || p.already || !h.seen || h.answered < 0 || h.verdict != pending && h.verdict != leftDuring {
+		return Finding{}, false
+	}
+	if p.host.frame > h.answerFrame || p.client.frame != h.answerFrame {
+		return Finding{}, false
+	}
+	stop := end
+	if p.left() {
+		stop = p.leftT
+	}
+	if stop.Sub(p.client.t) < hostSilenceMin {
+		return Finding{}, false
+	}
+	t := "the host never followed up the client's checksum round " + roundName(h.answered) + " answer [" +
+		strconv.Itoa(h.answerFrame) + "]"
+	if p.client.ackFrame > 0 {
+		t += " (it ACKed it [" + strconv.Itoa(p.client.ackFrame) + "])"
+	}
+	t += ": no next round, ChecksumComplete or BootPlayer in " + secs(stop.Sub(p.client.t))
+	return Finding{Nature: NatureHostFault, Code: "checksum-not-followed-up", Text: t,
+		Frames: nonZero(h.answerFrame, p.client.ackFrame)}, true
+}
+
+func (p *player) decide(end time.Time) Verdict {
 	h := &p.hs
 	switch {
 	case !p.enteredT.IsZero():
-		return Verdict{VerdictEntered, CauseEntered, "entered the game", []int{p.enterFrame}, ""}
+		return Verdict{Verdict: VerdictEntered, Cause: CauseEntered, Text: "entered the game", Frames: []int{p.enterFrame}}
 	case p.already && p.stateFrame > 0:
-		return Verdict{VerdictEntered, CauseAlreadyInGame,
-			"in the game before the capture started: it sends StateUpdates", []int{p.stateFrame}, ""}
+		return Verdict{Verdict: VerdictEntered, Cause: CauseAlreadyInGame,
+			Text: "in the game before the capture started: it sends StateUpdates", Frames: []int{p.stateFrame}}
 	case p.already:
-		return Verdict{VerdictUnknown, CauseAlreadyConnected,
-			"joined before the capture started, which shows no entry into the game", nil, ""}
+		return Verdict{Verdict: VerdictUnknown, Cause: CauseAlreadyConnected,
+			Text: "joined before the capture started, which shows no entry into the game"}
 	case p.bootReason == 2:
-		return Verdict{VerdictNeverEntered, CauseServerFull, "the host refused it: server full (BootPlayer reason 2)",
-			[]int{p.bootFrame}, ""}
+		return Verdict{Verdict: VerdictNeverEntered, Cause: CauseServerFull, Text: "the host refused it: server full (BootPlayer reason 2)",
+			Frames: []int{p.bootFrame}}
 	case h.verdict == failed:
 		r := h.round()
 		t := "checksum mismatch in round " + roundName(r)
@@ -140,51 +258,87 @@ func (p *player) decide() Verdict {
 		if h.how != "" {
 			t += "; the host ended the join with " + h.how
 		}
-		return Verdict{VerdictNeverEntered, CauseChecksumMismatch, t, nonZero(h.askFrame, h.answerFrame, h.findingFrame, h.frame), ""}
+		return Verdict{Verdict: VerdictNeverEntered, Cause: CauseChecksumMismatch, Text: t, Frames: nonZero(h.askFrame, h.answerFrame, h.findingFrame, h.frame)}
 	case p.bootReason >= 0:
-		return Verdict{VerdictNeverEntered, CauseBooted, "booted by the host: " + bootText(p.bootReason),
-			nonZero(p.bootFrame), ""}
-	case p.fragBug != nil:
-		b := p.fragBug
-		return Verdict{VerdictNeverEntered, CauseUnackedFragment, b.words(), b.frames(), ""}
+		return Verdict{Verdict: VerdictNeverEntered, Cause: CauseBooted, Text: "booted by the host: " + bootText(p.bootReason),
+			Frames: nonZero(p.bootFrame)}
 	case h.seen && h.asked >= 0 && h.answered != h.asked && h.verdict != passed:
 		t := "the host asked checksum round " + roundName(h.asked)
 		if d := h.dir(h.asked); d != "" {
 			t += " (directory " + d + ")"
 		}
-		t += " and the client never answered"
+		t += " [" + strconv.Itoa(h.askFrame) + "] and the client never answered"
 		if p.left() {
 			t += "; then it " + p.leftHow.words()
 		}
-		return Verdict{VerdictNeverEntered, CauseChecksumUnanswered, t, nonZero(h.askFrame, p.leftFrame), ""}
+		return Verdict{Verdict: VerdictNeverEntered, Cause: CauseChecksumUnanswered, Text: t, Frames: nonZero(h.askFrame, p.leftFrame)}
 	case p.leftHow == leftDisconnect:
-		return Verdict{VerdictNeverEntered, CauseClientDisconnected,
-			"the client disconnected before entering the game (" + p.stage() + ")", nonZero(p.hs.answerFrame, p.leftFrame), ""}
+		return p.stopped(CauseClientDisconnected, "before the client disconnected", p.leftT, p.leftFrame)
 	case p.leftHow == leftTimeout:
-		return Verdict{VerdictNeverEntered, CauseTimedOut,
-			"the client went silent before entering the game (" + p.stage() + ")", nonZero(p.leftFrame), ""}
+		return p.stopped(CauseTimedOut, "before the client timed out (nothing from it after ["+strconv.Itoa(p.leftFrame)+"])", p.leftT, 0)
 	case p.left():
-		return Verdict{VerdictNeverEntered, CauseRemoved,
-			p.leftHow.words() + " before entering the game (" + p.stage() + ")", nonZero(p.leftFrame, h.frame), ""}
+		return p.stopped(CauseRemoved, "before it was "+p.leftHow.words(), p.leftT, p.leftFrame)
 	}
-	return Verdict{VerdictNeverEntered, CauseCaptureEnded,
-		"the capture ended before it entered the game (" + p.stage() + ")", nonZero(p.joinFrame, h.answerFrame, h.frame), ""}
+	return p.stopped(CauseCaptureEnded, "until the capture ended", end, 0)
 }
 
-// stage is how far the join got.
-func (p *player) stage() string {
-	h := &p.hs
-	switch {
-	case h.verdict == passed:
-		return "checksum passed"
-	case h.seen && h.answered >= 0:
-		return "checksum round " + roundName(h.answered) + " answered"
-	case h.seen:
-		return "checksum round " + roundName(h.asked) + " asked"
-	case !p.joinT.IsZero():
-		return "connected, no checksum request seen"
+// stopped is the verdict of a join that stopped without a cause the
+// capture proves: the last step each side took, with its frame and the
+// other side's ACK, and what never came in the time until stop (at frame
+// stopFrame, 0 for the end of the capture).
+func (p *player) stopped(cause, until string, stop time.Time, stopFrame int) Verdict {
+	var b strings.Builder
+	frames := []int{stopFrame}
+	last := p.client
+	if p.host.frame > p.client.frame {
+		last = p.host
 	}
-	return "no connect seen"
+	for _, st := range []*joinStep{&p.host, &p.client} {
+		if st.frame == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(st.words())
+		frames = append(frames, st.frame, st.ackFrame)
+	}
+	if b.Len() > 0 {
+		b.WriteString("; ")
+	}
+	b.WriteString("no " + p.expected() + " in the " + secs(stop.Sub(last.t)) + " " + until)
+	if last.frame == 0 {
+		b.Reset()
+		b.WriteString("no step of the join seen " + until)
+	}
+	if stopFrame > 0 {
+		b.WriteString(" [" + strconv.Itoa(stopFrame) + "]")
+	}
+	return Verdict{Verdict: VerdictNeverEntered, Cause: cause, Text: b.String(), Frames: nonZero(frames...)}
+}
+
+// expected is the next step of the join the side that did not move last
+// owed.
+func (p *player) expected() string {
+	if p.host.frame > p.client.frame {
+		switch p.host.op {
+		case opChecksumReq:
+			return "answer to checksum round " + roundName(p.host.round)
+		case opChecksumComplete, opSettings, opGameInit:
+			return "NewPlayerInGame"
+		}
+		return "checksum answer"
+	}
+	switch p.client.op {
+	case opChecksumResp:
+		return "next checksum round or ChecksumComplete from the host"
+	}
+	return "reply from the host"
+}
+
+// secs is a duration for people: "19.4 s".
+func secs(d time.Duration) string {
+	return strconv.FormatFloat(max(d, 0).Seconds(), 'f', 1, 64) + " s"
 }
 
 func (b *fragBug) words() string {

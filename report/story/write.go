@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,11 @@ type Document struct {
 
 // ServerDoc is the server and its settings.
 type ServerDoc struct {
-	Address   string      `json:"address"`
+	Address string `json:"address"`
+	// Run counts the server's runs on this address from 1: a restart on
+	// the same port (every player gone or silent, then a Connect reply
+	// reusing one of their peer ids) starts the next.
+	Run       int         `json:"run"`
 	FirstSeen string      `json:"first_seen"`
 	LastSeen  string      `json:"last_seen"`
 	GameSpy   *GameSpyDoc `json:"gamespy"`
@@ -107,10 +112,14 @@ type PlayerDoc struct {
 // cause the capture shows (the help topic verdicts lists the rules).
 type VerdictDoc struct {
 	Verdict string `json:"verdict"` // "entered", "never entered", "unknown"
-	Cause   string `json:"cause"`   // entered, already-in-game, already-connected, server-full, checksum-mismatch, booted, unacked-fragment, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended
+	Cause   string `json:"cause"`   // entered, already-in-game, already-connected, server-full, checksum-mismatch, booted, checksum-unanswered, client-disconnected, timed-out, removed, capture-ended
 	Text    string `json:"text"`
-	Frames  []int  `json:"frames"` // the frames it rests on
-	Note    string `json:"note,omitempty"`
+	Frames  []int  `json:"frames"`         // the frames it rests on
+	Note    string `json:"note,omitempty"` // the findings for people, "; " between them
+	// Findings are what the join showed without deciding the verdict,
+	// each with its nature: "stock-client bug, harmless", "host fault",
+	// "network loss".
+	Findings []Finding `json:"findings"`
 }
 
 // ChecksumDoc is the handshake verdict.
@@ -170,7 +179,7 @@ func (a *Analyzer) NeverEntered() []string {
 	var out []string
 	for _, s := range a.servers {
 		for _, p := range s.players {
-			if p.verdict().Verdict == VerdictNeverEntered {
+			if p.verdict(s.last).Verdict == VerdictNeverEntered {
 				out = append(out, p.label())
 			}
 		}
@@ -201,7 +210,7 @@ func ms(d time.Duration) float64 { return math.Round(float64(d.Microseconds())) 
 
 func (a *Analyzer) document(s *server) Document {
 	doc := Document{
-		Server:                ServerDoc{Address: s.addr.String(), FirstSeen: ts(s.first), LastSeen: ts(s.last), DatagramsPastPlayerLimit: s.unkept},
+		Server:                ServerDoc{Address: s.addr.String(), Run: s.run + 1, FirstSeen: ts(s.first), LastSeen: ts(s.last), DatagramsPastPlayerLimit: s.unkept},
 		Players:               make([]PlayerDoc, 0, len(s.players)),
 		Timeline:              make([]LineDoc, 0, len(s.timeline)),
 		TimelineOmitted:       s.omitted,
@@ -343,11 +352,14 @@ func playerDoc(p *player) PlayerDoc {
 		Left: optTime(p.leftT), LeftHow: p.leftHow.String(),
 		RTT: map[string]RTT{}, Reliable: map[string]uint64{}, Retransmits: map[string]uint64{}, RetransmitRatio: map[string]float64{},
 	}
-	v := p.verdict()
+	v := p.verdict(p.srv.last)
 	d.LeftText = p.leftHow.words()
 	d.Verdict = VerdictDoc(v)
 	if d.Verdict.Frames == nil {
 		d.Verdict.Frames = []int{}
+	}
+	if d.Verdict.Findings == nil {
+		d.Verdict.Findings = []Finding{}
 	}
 	word, text := p.hs.describe(p.already)
 	d.Checksum = ChecksumDoc{Verdict: word, Time: optTime(p.hs.t), Findings: p.hs.findings, Text: text}
@@ -461,7 +473,14 @@ func (a *Analyzer) paint(code, s string) string {
 
 func (a *Analyzer) writeServer(w io.Writer, s *server, doc *Document) {
 	sv := &doc.Server
-	fit.Line(w, "Server ", fmt.Sprintf("%s (%s .. %s%s; the capture starts %s)", sv.Address, a.when(s.first), a.when(s.last), a.unit(), ts(a.first)), a.width)
+	run := ""
+	if sv.Run > 1 || a.runs(s.addr) > 1 {
+		run = fmt.Sprintf(", run %d (the server restarted)", sv.Run)
+		if sv.Run == 1 {
+			run = ", run 1"
+		}
+	}
+	fit.Line(w, "Server ", fmt.Sprintf("%s (%s .. %s%s%s; the capture starts %s)", sv.Address, a.when(s.first), a.when(s.last), a.unit(), run, ts(a.first)), a.width)
 	if g := sv.GameSpy; g != nil {
 		players := "?"
 		if g.Players != nil {
@@ -616,8 +635,8 @@ func (a *Analyzer) writeVerdict(w io.Writer, p PlayerDoc) {
 		b.WriteString(" [frame" + plural(len(v.Frames)) + " " + framesText(v.Frames) + "]")
 	}
 	fit.Line(w, "  ", b.String(), a.width)
-	if v.Note != "" {
-		fit.Line(w, "    ", "note: "+quote.Escape(v.Note), a.width)
+	for _, f := range v.Findings {
+		fit.Line(w, "    ", "finding ("+f.Nature+"): "+quote.Escape(f.Text)+" [frame"+plural(len(f.Frames))+" "+framesText(f.Frames)+"]", a.width)
 	}
 }
 
@@ -663,4 +682,15 @@ func optStr(v *int) string {
 		return "-"
 	}
 	return strconv.Itoa(*v)
+}
+
+// runs counts the runs of the server at addr.
+func (a *Analyzer) runs(addr netip.AddrPort) int {
+	n := 0
+	for _, s := range a.servers {
+		if s.addr == addr {
+			n++
+		}
+	}
+	return n
 }

@@ -15,12 +15,16 @@ const (
 	BadLength
 	LengthOverrun
 	UnknownTransportType
+	NonStockDisconnect
+	NonStockLength
 	MsgCountMismatch
 	TrailingBytes
 	PeerIDMismatch
 
 	// Payload.
 	PayloadMalformed
+	NonStockTorpedoFire
+	NonStockObjCreate
 
 	// Delivery.
 	Retransmit
@@ -75,6 +79,12 @@ var registry = [numCodes]Info{
 	UnknownTransportType: {UnknownTransportType, "unknown-transport-type", Error, Framing, OnDatagram,
 		"a transport type byte the stock engine does not register",
 		"the rest of the datagram cannot be framed"},
+	NonStockDisconnect: {NonStockDisconnect, "non-stock-disconnect", Warn, Framing, OnDatagram,
+		"a type 0x06 message `06 <peer id>` ending the datagram: a disconnect as some reimplementations send it (OpenBC's client)",
+		"stock disconnects with type 0x05: flags_len, seq, peer id and IPv4 address (10 bytes). Reported in place of `unknown-transport-type`; the session counts the client as disconnected"},
+	NonStockLength: {NonStockLength, "non-stock-length", Warn, Framing, OnDatagram,
+		"a control message (types 0x00-0x05) ending the datagram whose second byte alone is its length, without the stock flags_len (OpenBC's short keepalive `00 02`, its Connect `03 08 ...`)",
+		"stock writes a u16 flags_len (bit 15 reliable, bit 14 ordered, 14-bit length) and, when reliable, a seq. Reported in place of `length-overrun` or `bad-length`; the message is shown raw"},
 	MsgCountMismatch: {MsgCountMismatch, "msg-count-mismatch", Error, Framing, OnDatagram,
 		"the datagram ends before msg_count messages", ""},
 	TrailingBytes: {TrailingBytes, "trailing-bytes", Warn, Framing, OnDatagram,
@@ -87,6 +97,12 @@ var registry = [numCodes]Info{
 		"a game payload that does not fit its opcode's layout",
 		"the fields before the fault are decoded and the raw bytes stay visible"},
 
+	NonStockTorpedoFire: {NonStockTorpedoFire, "non-stock-torpedo-fire", Warn, Payload, OnDatagram,
+		"a 19-byte TorpedoFire whose target is gated on flags bit 1 with a 5-byte target offset, as OpenBC's codec writes it",
+		"stock gates the target on flags bit 2 clear and writes a 4-byte offset (18 bytes with a target, 10 without). Reported in place of `payload-malformed`; the fields are the stock reading up to where it fails"},
+	NonStockObjCreate: {NonStockObjCreate, "non-stock-obj-create", Warn, Payload, OnDatagram,
+		"an ObjCreate or ObjCreateTeam ship body without the class id: a player object id follows the owner slot (and team), as OpenBC writes it",
+		"stock writes the class id (0x00008008 ship, 0x00008009 torpedo) before the object id. Reported in place of `payload-malformed`"},
 	Retransmit: {Retransmit, "retransmit", Note, Delivery, OnDatagram,
 		"a reliable message sent again: same direction, channel (low/high), seq and fragment index as an earlier send",
 		"normal on lossy links; the copy is marked `retransmit: true` with its count, and a repeated fragment is not reassembled twice. A byte-identical repeat of a PeerInfo (type 0x00) is a keepalive, not a retransmission"},

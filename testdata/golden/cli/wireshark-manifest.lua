@@ -531,10 +531,14 @@ local ANOMALIES = {
 	{ "bad-length", "error", "framing", "a length field smaller than the message's own header (zero included)" },
 	{ "length-overrun", "error", "framing", "a message runs past the end of the datagram" },
 	{ "unknown-transport-type", "error", "framing", "a transport type byte the stock engine does not register" },
+	{ "non-stock-disconnect", "warn", "framing", "a type 0x06 message `06 <peer id>` ending the datagram: a disconnect as some reimplementations send it (OpenBC's client)" },
+	{ "non-stock-length", "warn", "framing", "a control message (types 0x00-0x05) ending the datagram whose second byte alone is its length, without the stock flags_len (OpenBC's short keepalive `00 02`, its Connect `03 08 ...`)" },
 	{ "msg-count-mismatch", "error", "framing", "the datagram ends before msg_count messages" },
 	{ "trailing-bytes", "warn", "framing", "bytes after the messages msg_count announced" },
 	{ "peer-id-mismatch", "warn", "framing", "byte 0 is not the peer id the host assigned to that address (or first saw from it)" },
 	{ "payload-malformed", "error", "payload", "a game payload that does not fit its opcode's layout" },
+	{ "non-stock-torpedo-fire", "warn", "payload", "a 19-byte TorpedoFire whose target is gated on flags bit 1 with a 5-byte target offset, as OpenBC's codec writes it" },
+	{ "non-stock-obj-create", "warn", "payload", "an ObjCreate or ObjCreateTeam ship body without the class id: a player object id follows the owner slot (and team), as OpenBC writes it" },
 	{ "retransmit", "note", "delivery", "a reliable message sent again: same direction, channel (low/high), seq and fragment index as an earlier send" },
 	{ "retransmit-differs", "error", "delivery", "a retransmission whose bytes (flags_len, fragment total, payload) or fragment bit differ from the first send" },
 	{ "seq-reuse", "warn", "delivery", "a reliable message of another transport type (or, for type 0x32, another game opcode) under a seq still remembered for an earlier message of that direction and channel" },
@@ -1339,6 +1343,36 @@ local function anomaly(tree, code, msg, list)
 	list[#list + 1] = { code, msg }
 end
 
+-- shortform reports whether the control message at off ends the datagram
+-- (left bytes) and its second byte alone is its length while the stock
+-- flags_len does not fit, as bcdump's transport.shortForm does.
+local function shortform(dt, off, left)
+	if left < 2 or dt(off + 1, 1):uint() ~= left then return false end
+	if left < 3 then return true end
+	local fl = dt(off + 1, 2):le_uint()
+	local mlen = band(fl, 0x3FFF)
+	local hdr = band(fl, 0x8000) ~= 0 and 5 or 3
+	return mlen > left or mlen < hdr
+end
+
+-- nonstock names a payload of n bytes (opcode op) that fails its stock
+-- layout because it has another implementation's shape, as bcdump's
+-- game.NonStock does: the anomaly code and message, or nil.
+local function nonstock(pt, op, n)
+	if op == 0x19 and n == 19 and band(pt(6, 1):uint(), 0x06) == 0x02 then
+		return "non-stock-torpedo-fire", string.format("TorpedoFire of 19 bytes with flags 0x%02X: its target is gated on flags bit 1 and its target offset is 5 bytes, as OpenBC's codec writes it; stock gates the target on flags bit 2 clear and writes a 4-byte offset (18 bytes)", pt(6, 1):uint())
+	end
+	if op == 0x02 or op == 0x03 then
+		local env = op == 0x03 and 3 or 2
+		if n < env + 4 then return nil end
+		local id = pt(env, 4):le_uint()
+		if id ~= 0x8008 and id ~= 0x8009 and id >= 0x3FFFFFFF and id ~= 0xFFFFFFFF and math.floor((id - 0x3FFFFFFF) / 0x40000) < 64 then
+			return "non-stock-obj-create", string.format("%s ship body without the class id: object id 0x%08X follows the envelope, as OpenBC writes it; stock writes the class id (0x00008008 ship, 0x00008009 torpedo) before the object id", OPCODES[op], id)
+		end
+	end
+	return nil
+end
+
 -- decode_payload decodes a game payload (a Tvb whose byte 0 is the opcode)
 -- under tree; prefix is "bc.messages." or "bc.messages.reassembled.".
 local function decode_payload(pt, tree, prefix, anomalies)
@@ -1368,10 +1402,16 @@ local function decode_payload(pt, tree, prefix, anomalies)
 	end
 	if not ok then
 		if getmetatable(err) == Malformed then
-			ftree:add_proto_expert_info(EXPERT["payload-malformed"],
-				string.format("payload-malformed: %s: %s", OPCODES[op], err.reason))
-			anomalies[#anomalies + 1] = { "payload-malformed", OPCODES[op] .. ": " .. err.reason }
-			name = name .. string.format(" [malformed @%d]", err.off)
+			local code, msg = nonstock(pt, op, n)
+			if code then
+				anomaly(ftree, code, msg, anomalies)
+				name = name .. " [" .. code .. "]"
+			else
+				ftree:add_proto_expert_info(EXPERT["payload-malformed"],
+					string.format("payload-malformed: %s: %s", OPCODES[op], err.reason))
+				anomalies[#anomalies + 1] = { "payload-malformed", OPCODES[op] .. ": " .. err.reason }
+				name = name .. string.format(" [malformed @%d]", err.off)
+			end
 		else
 			error(err, 0)
 		end
@@ -1713,6 +1753,9 @@ function bc.dissector(tvb, pinfo, tree)
 			mt:set_text(s)
 			parts[#parts + 1] = s
 			off = off + mlen
+		elseif TRANSPORT[typ] and typ < 0x32 and shortform(dt, off, left) then
+			anomaly(root, "non-stock-length", string.format("%s with a 1-byte length %d and no flags_len (`%02X %02X`...), as some reimplementations write it; stock writes a u16 flags_len (reliable, ordered, 14-bit length) and a seq when reliable", tname, left, typ, dt(off + 1, 1):uint()), anomalies)
+			break
 		elseif TRANSPORT[typ] then
 			if left < 3 then
 				anomaly(root, "length-overrun", string.format("%s header needs 3 bytes, %d left", tname, left), anomalies)
@@ -1806,6 +1849,10 @@ function bc.dissector(tvb, pinfo, tree)
 			mt:set_text(s)
 			parts[#parts + 1] = s
 			off = off + mlen
+		elseif typ == 0x06 and left == 2 then
+			local id = dt(off + 1, 1):uint()
+			anomaly(root, "non-stock-disconnect", string.format("type 0x06 `06 %02X` used as a disconnect of peer %d, as some reimplementations send it; stock sends type 0x05 Disconnect (flags_len, seq, peer id, IPv4: 10 bytes)", id, id), anomalies)
+			break
 		else
 			anomaly(root, "unknown-transport-type", string.format("unknown transport type 0x%02X; the rest of the datagram cannot be framed", typ), anomalies)
 			break
