@@ -27,7 +27,7 @@ func TestReplayFromTraceLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := filepath.Join(t.TempDir(), "packet_trace.log")
+	log := filepath.Join(tempDir(t), "packet_trace.log")
 	if err := os.WriteFile(log, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
