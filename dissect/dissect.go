@@ -202,6 +202,9 @@ func captureNotes(dg *Datagram, p *capture.Packet) {
 	if p.FragsLost != "" {
 		dg.Anomalies = append(dg.Anomalies, anomaly.NewText(anomaly.IPFragmentIncomplete, anomaly.NoMsg, anomaly.NoOffset, anomaly.Literal(p.FragsLost)))
 	}
+	if p.TimeNote != "" {
+		dg.Anomalies = append(dg.Anomalies, anomaly.NewText(anomaly.CaptureTime, anomaly.NoMsg, anomaly.NoOffset, anomaly.Literal(p.TimeNote)))
+	}
 	if n := p.LenExcess(); n > 0 {
 		ci := &p.CaptureInfo
 		dg.Anomalies = append(dg.Anomalies, anomaly.Newf(anomaly.CaplenExceedsLen, anomaly.NoMsg, anomaly.NoOffset,

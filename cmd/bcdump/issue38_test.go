@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // manifest verify does not follow a round path out of the game folder
@@ -74,5 +77,51 @@ func TestReadFolderWrite(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, nil, "read", empty, "-w", out); code != exitTrouble || !strings.Contains(errs, "not 2") {
 		t.Errorf("two captures: exit %d, %q", code, errs)
+	}
+}
+
+// A packet_trace.log whose day rolls past 9999-12-31 reads with valid RFC
+// 3339 times, the last second of 9999 and a capture-time note (issue 38:
+// "10000-01-01"); convert refuses the time rather than wrap it.
+func TestTimesPastYear9999(t *testing.T) {
+	entry := "[%s] #%d S->C Peer#0(127.0.0.1:2655) len=2 rc=2 [x]\n  Decrypted:\n    0000: 01 00                                            |..|\n\n"
+	log := "# STBC Dedicated Server - Packet Trace (DECRYPTED)\n# Session started: 9999-12-31 23:59:59\n\n" +
+		fmt.Sprintf(entry, "23:59:59.000", 1) + fmt.Sprintf(entry, "00:00:01.000", 2)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "packet_trace.log")
+	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, nil, "read", "-F", "json", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d records: %s", len(lines), out)
+	}
+	for i, l := range lines {
+		var rec struct {
+			Time      string `json:"time"`
+			Anomalies []struct {
+				Code string `json:"code"`
+			} `json:"anomalies"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, rec.Time); err != nil {
+			t.Errorf("record %d: time %q is not RFC 3339: %v", i+1, rec.Time, err)
+		}
+		if i == 1 && (rec.Time != "9999-12-31T23:59:59.999999999Z" || len(rec.Anomalies) != 1 || rec.Anomalies[0].Code != "capture-time") {
+			t.Errorf("record 2: %s", l)
+		}
+	}
+	code, _, errs = runCLI(t, nil, "convert", in, "-w", filepath.Join(dir, "out.pcapng"))
+	if code != exitTrouble || !strings.Contains(errs, "rather than wrapped") {
+		t.Errorf("convert: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.pcapng")); err == nil {
+		t.Error("convert left a file")
 	}
 }

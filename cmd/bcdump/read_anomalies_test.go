@@ -168,6 +168,12 @@ func anomalyCases() []anomalyCase {
 		gen(anomaly.ChecksumTreeMalformed, af, false, anomaly.PayloadMalformed),
 		captured(anomaly.ChecksumFileMismatch, "stock-excerpts.pcap", 3, true),
 		unknown,
+		edited(anomaly.CaptureTime, "record 12 with its microsecond field 0xFFFFFFFF", 12,
+			func(_ *testing.T, f *pcapedit.File) *pcapedit.File {
+				out := &pcapedit.File{Header: f.Header, Records: append([]pcapedit.Record(nil), f.Records...)}
+				out.Records[11].Frac = 0xFFFFFFFF
+				return out
+			}),
 	}
 }
 

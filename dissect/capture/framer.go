@@ -63,6 +63,7 @@ type framer struct {
 	// here in record order until the Reader takes them (takeLenFix).
 	// pcapgo's read-ahead buffer holds a few hundred records at most, so
 	// the queue stays small; maxLenFixes bounds it regardless.
+	nanos   bool // pcap: nanosecond fractions (else microseconds)
 	records int
 	lenFix  []lenFix
 
@@ -71,10 +72,13 @@ type framer struct {
 	peeked int
 }
 
-// lenFix is a pcap record served with its original length raised.
+// lenFix is a pcap record served with its original length raised, or
+// with its fraction of a second set to 0.
 type lenFix struct {
-	record int    // 1-based packet record number
-	orig   uint32 // the original length the record claimed
+	record  int    // 1-based packet record number
+	orig    uint32 // the original length the record claimed (0: not raised)
+	frac    uint32 // the fraction field the record held
+	badFrac bool   // frac was out of range and is served as 0
 }
 
 const maxLenFixes = 1024
@@ -155,6 +159,7 @@ func (f *framer) nextRecord() error {
 		}
 		f.linkType, f.haveLink = uint16(f.order.Uint32(f.buf[20:24])), true
 		f.plainMark = string(f.buf[12:16]) == PlainMarkPcap
+		f.nanos = f.order.Uint32(f.buf[0:4]) == 0xa1b23c4d
 		f.started = true
 		return nil
 	}
@@ -166,35 +171,57 @@ func (f *framer) nextRecord() error {
 		return fmt.Errorf("record length %d exceeds the %d byte limit", caplen, MaxFrameLen)
 	}
 	f.records++
+	var fix lenFix
 	if orig := f.order.Uint32(f.buf[12:16]); caplen > orig {
 		// A broken writer's record: Wireshark keeps and decodes the
 		// captured bytes, pcapgo would end the file here.
 		f.order.PutUint32(f.buf[12:16], caplen)
+		fix = lenFix{record: f.records, orig: orig}
+	}
+	if f.badFraction(f.buf) {
+		frac := f.order.Uint32(f.buf[4:8])
+		// Read as written, 0xFFFFFFFF microseconds would add 71
+		// minutes (or, multiplied in 32 bits, 4.29 s): the record's
+		// second is all that is known.
+		f.order.PutUint32(f.buf[4:8], 0)
+		fix.record, fix.frac, fix.badFrac = f.records, frac, true
+	}
+	if fix.record != 0 {
 		if len(f.lenFix) == maxLenFixes {
 			f.lenFix = f.lenFix[:copy(f.lenFix, f.lenFix[1:])]
 		}
-		f.lenFix = append(f.lenFix, lenFix{f.records, orig})
+		f.lenFix = append(f.lenFix, fix)
 	}
 	return f.fill(int(caplen), false)
 }
 
-// takeLenFix returns the original length of pcap record n if the framer
-// raised it, forgetting the fixes of records up to n.
-func (f *framer) takeLenFix(n int) (uint32, bool) {
+// badFraction reports whether the pcap record header h holds a fraction
+// of a second of one second or more.
+func (f *framer) badFraction(h []byte) bool {
+	limit := uint32(1e6)
+	if f.nanos {
+		limit = 1e9
+	}
+	return f.order.Uint32(h[4:8]) >= limit
+}
+
+// takeLenFix returns the fix of pcap record n if the framer made one,
+// forgetting the fixes of records up to n.
+func (f *framer) takeLenFix(n int) (lenFix, bool) {
 	i := 0
 	for i < len(f.lenFix) && f.lenFix[i].record < n {
 		i++
 	}
-	var orig uint32
+	var fix lenFix
 	ok := i < len(f.lenFix) && f.lenFix[i].record == n
 	if ok {
-		orig = f.lenFix[i].orig
+		fix = f.lenFix[i]
 		i++
 	}
 	if i > 0 {
 		f.lenFix = f.lenFix[:copy(f.lenFix, f.lenFix[i:])]
 	}
-	return orig, ok
+	return fix, ok
 }
 
 // nextBlock loads the next pcapng block that pcapgo needs, normalised.
@@ -473,7 +500,7 @@ func (f *framer) peek() []byte {
 		n = int(length)
 	} else {
 		caplen, orig := f.order.Uint32(h[8:12]), f.order.Uint32(h[12:16])
-		if caplen > MaxFrameLen || caplen > orig { // an error, or a length to fix
+		if caplen > MaxFrameLen || caplen > orig || f.badFraction(h) { // an error, or a length or time to fix
 			return nil
 		}
 		n = 16 + int(caplen)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"net/netip"
 	"time"
 )
@@ -110,7 +111,7 @@ func (o *obcReader) next(tp *tracePacket) error {
 		b := o.buf[:5+size]
 		b[0], b[1], b[2], b[3], b[4] = id, 1, 0x32, byte(l), byte(l>>8)
 		tp.src, tp.dst = src, dst
-		tp.time = time.Unix(0, 0).UTC().Add(time.Duration(tick) * o.tick)
+		tp.time = tickTime(tick, o.tick)
 		tp.payload = b
 		tp.comment = ""
 		return nil
@@ -121,4 +122,17 @@ func (o *obcReader) next(tp *tracePacket) error {
 func (o *obcReader) cut(have, want int) {
 	o.note(traceNote(netip.AddrPort{}, netip.AddrPort{}, "%s ends inside record %d (offset %d): %d of its %d bytes; read up to it",
 		o.name, o.rec, o.off, have, want))
+}
+
+// tickTime is tick ticks of d after 1970, without the overflow of
+// time.Duration(tick)*d (tick 0xFFFFFFFF of 3 s is past 2^63 ns and came
+// out negative): a time past the year 9999 is then saturated and noted
+// by the reader like any other.
+func tickTime(tick uint32, d time.Duration) time.Time {
+	hi, sec := bits.Mul64(uint64(tick), uint64(d/time.Second))
+	if hi != 0 || sec > 1<<62 {
+		sec = 1 << 62
+	}
+	ns := uint64(tick) * uint64(d%time.Second) // < 2^32 * 10^9: no overflow
+	return time.Unix(int64(sec+ns/1e9), int64(ns%1e9)).UTC()
 }

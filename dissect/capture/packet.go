@@ -98,6 +98,11 @@ type Packet struct {
 	// Comment is what a trace file says of the datagram besides its bytes
 	// (packet_trace.log: its SEQ, rc and tags); "" for captures.
 	Comment string
+	// TimeNote says how the record's time was mended, "" when it was read
+	// as written: a fraction of a second out of range read as 0, a time
+	// outside the years 0000-9999 set to the nearest end (the
+	// capture-time note).
+	TimeNote string
 
 	Data           []byte // the whole captured frame
 	PayloadOffset  int    // Payload == Data[PayloadOffset:PayloadOffset+len(Payload)]
@@ -120,6 +125,7 @@ func (p *Packet) reset() {
 	p.FragsLost = ""
 	p.Lost = nil
 	p.Comment = ""
+	p.TimeNote = ""
 }
 
 // LenExcess is how many captured bytes exceed the record's original length

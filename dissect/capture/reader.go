@@ -2,6 +2,7 @@ package capture
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"time"
@@ -105,16 +106,28 @@ func (r *Reader) Next(p *Packet) error {
 			continue
 		}
 		r.frame++
+		var fix lenFix
 		if r.pcap != nil && len(r.fr.lenFix) > 0 {
-			if orig, ok := r.fr.takeLenFix(r.frame); ok {
-				ci.Length = int(orig) // as the file says; see Packet.LenExcess
+			if f, ok := r.fr.takeLenFix(r.frame); ok {
+				fix = f
+				if f.orig != 0 {
+					ci.Length = int(f.orig) // as the file says; see Packet.LenExcess
+				}
 			}
 		}
 
+		timeNote := ""
 		if r.pcap == nil {
-			ci.Timestamp = saturateTime(ci.Timestamp)
+			ci.Timestamp, timeNote = saturateTime(ci.Timestamp)
+		} else if fix.badFrac {
+			unit := "microsecond"
+			if r.nsFactor == 1 {
+				unit = "nanosecond"
+			}
+			timeNote = fmt.Sprintf("the record's %s field is %d (0x%X), a second or more: read as 0, the time is the record's second", unit, fix.frac, fix.frac)
 		}
 		p.reset()
+		p.TimeNote = timeNote
 		p.Frame = r.frame
 		p.Time = ci.Timestamp
 		p.Data = data
@@ -423,11 +436,13 @@ var (
 // The ends in Unix seconds.
 const earliestUnix, latestUnix = -62167219200, 253402300799
 
-func saturateTime(t time.Time) time.Time {
+// saturateTime returns t within the years 0000-9999 and, when it moved t,
+// the note that says so (Packet.TimeNote).
+func saturateTime(t time.Time) (time.Time, string) {
 	if sec := t.Unix(); sec < earliestUnix {
-		return earliestTime
+		return earliestTime, fmt.Sprintf("the record's time is %d s before 1970, before the year 0000: set to %s", uint64(-(sec+1))+1, earliestTime.Format(time.RFC3339Nano))
 	} else if sec > latestUnix {
-		return latestTime
+		return latestTime, fmt.Sprintf("the record's time is %d s after 1970, after the year 9999: set to %s", sec, latestTime.Format(time.RFC3339Nano))
 	}
-	return t
+	return t, ""
 }

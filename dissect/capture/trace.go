@@ -148,7 +148,7 @@ func (r *Reader) nextTrace(p *Packet) error {
 		r.frame++
 		p.reset()
 		p.Frame = r.frame
-		p.Time = t.tp.time
+		p.Time, p.TimeNote = saturateTime(t.tp.time)
 		t.frame = buildUDP4(t.frame[:0], t.tp.src, t.tp.dst, uint16(r.frame), t.tp.payload)
 		p.Data = t.frame
 		p.LinkType = layers.LinkTypeRaw

@@ -155,6 +155,9 @@ func (w *Writer) WriteComments(p *Packet, comments []string) error {
 	if len(comments) > 0 && w.format != "pcapng" {
 		return fmt.Errorf("capture: frame %d: packet comments need pcapng", p.Frame)
 	}
+	if err := w.checkTime(p.CaptureInfo.Timestamp, p.Frame); err != nil {
+		return err
+	}
 	ci := p.CaptureInfo
 	ci.InterfaceIndex = 0
 	if w.format == "pcapng" {
@@ -171,6 +174,9 @@ func (w *Writer) WriteComments(p *Packet, comments []string) error {
 
 // WritePacket writes one frame of the writer's link type (live capture).
 func (w *Writer) WritePacket(ci gopacket.CaptureInfo, data []byte) error {
+	if err := w.checkTime(ci.Timestamp, 0); err != nil {
+		return err
+	}
 	if w.format == "pcapng" {
 		idx, err := w.iface(ifaceKey{-1, 0, w.linkType}, nil)
 		if err != nil {
@@ -195,6 +201,33 @@ func (w *Writer) write(ci gopacket.CaptureInfo, data []byte, comments []string) 
 		return w.ngw.WritePacketWithOptions(ci, data, pcapgo.NgPacketOptions{Comments: comments})
 	}
 	return w.ngw.WritePacket(ci, data)
+}
+
+// The times the formats written here hold: pcap's unsigned 32-bit
+// seconds, pcapng's unsigned 64-bit nanoseconds (the resolution every
+// interface written gets).
+var (
+	pcapLatest   = time.Unix(1<<32-1, 999999999).UTC()
+	pcapngLatest = time.Unix(0, 0).UTC().Add(time.Duration(1<<63 - 1)).Add(time.Duration(1<<63 - 1)).Add(1)
+)
+
+// checkTime refuses a time the output format cannot hold, which pcapgo
+// would wrap without a word (a frame of 2600 written as 2031).
+// frame is the frame's number in its input (0: none).
+func (w *Writer) checkTime(t time.Time, frame int) error {
+	latest := pcapngLatest
+	if w.format == "pcap" {
+		latest = pcapLatest
+	}
+	if t.IsZero() || !t.Before(time.Unix(0, 0)) && !t.After(latest) {
+		return nil
+	}
+	what := "a frame"
+	if frame > 0 {
+		what = fmt.Sprintf("frame %d", frame)
+	}
+	return fmt.Errorf("capture: %s: its time %s is outside what %s holds (1970-01-01 to %s): not written, rather than wrapped",
+		what, t.UTC().Format(time.RFC3339Nano), w.format, latest.Format(time.RFC3339Nano))
 }
 
 // iface returns the output interface for an input interface, adding it

@@ -55,6 +55,9 @@ const (
 	// Limits.
 	TrackingLimit
 
+	// Capture, added after the others so that no code's number changes.
+	CaptureTime
+
 	numCodes
 )
 
@@ -165,4 +168,7 @@ var registry = [numCodes]Info{
 	TrackingLimit: {TrackingLimit, "tracking-limit", Note, Limit, OnDatagram | AsEvent,
 		"the tracker dropped state to stay within its memory limits",
 		"a flow evicted because the state of all tracked flows reached its byte bound (144 MiB by default, --flow-memory; once per evicted flow), an unACKed message pushed out of a full window (256 messages / 512 fragments per flow, direction and channel; its later summary anomalies are lost), or, on the datagram, a fragment not tracked because the window holds 512 fragments. Once per flow, direction and channel. Also one note per code at the end when a capture held more than 65,536 end-of-capture anomalies (the rest are counted by `stats`, not listed)"},
+	CaptureTime: {CaptureTime, "capture-time", Note, Capture, OnDatagram,
+		"the capture record's time cannot be used as written: a fraction of a second of one second or more (a pcap microsecond field of 1,000,000 or more, a nanosecond field of 10^9 or more), or a time outside the years 0000 to 9999",
+		"a fraction out of range is read as 0, the record's second (not carried into the seconds: 0xFFFFFFFF microseconds would add 71 minutes); a time outside the years 0000-9999 (a pcapng if_tsoffset, an OBCTRACE tick times a long --trace-tick, a packet_trace.log rolling past 9999-12-31) is set to the nearest end, so every output writes valid RFC 3339. The message says what the record held"},
 }

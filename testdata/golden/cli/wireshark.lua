@@ -560,6 +560,7 @@ local ANOMALIES = {
 	{ "checksum-file-mismatch", "note", "checksum", "with --manifest: a file's content hash differs from the manifest" },
 	{ "checksum-file-unknown", "note", "checksum", "with --manifest: a file or directory name hash the manifest does not list for that round" },
 	{ "tracking-limit", "note", "limit", "the tracker dropped state to stay within its memory limits" },
+	{ "capture-time", "note", "capture", "the capture record's time cannot be used as written: a fraction of a second of one second or more (a pcap microsecond field of 1,000,000 or more, a nanosecond field of 10^9 or more), or a time outside the years 0000 to 9999" },
 }
 local expertlist = {}
 for _, a in ipairs(ANOMALIES) do
