@@ -19,10 +19,11 @@ type leafStore struct {
 	budget int
 	mem    []byte // everything, while not spilled
 
-	f    *os.File // the spill file, once spilled
-	w    *bufio.Writer
-	size int64 // bytes in the store (memory or file)
-	err  error // the first spill error: reads then fail soft (no leaves)
+	f        *os.File // the spill file, once spilled
+	fileName string   // its path (removed at once where the system allows)
+	w        *bufio.Writer
+	size     int64 // bytes in the store (memory or file)
+	err      error // the first spill error: reads then fail soft (no leaves)
 
 	paths   []string
 	pathIDs map[string]uint32
@@ -133,8 +134,10 @@ func (s *leafStore) spill() {
 		s.err = fmt.Errorf("diff: spilling to a temporary file: %w", err)
 		return
 	}
-	os.Remove(f.Name()) // unlinked: gone on close or exit, on unix
-	s.f, s.w = f, bufio.NewWriterSize(f, 256<<10)
+	// Unlinked at once where the system allows (gone even if bcdump is
+	// killed); elsewhere (Windows) Close removes it.
+	os.Remove(f.Name())
+	s.f, s.fileName, s.w = f, f.Name(), bufio.NewWriterSize(f, 256<<10)
 	if _, err := s.w.Write(s.mem); err != nil {
 		s.err = err
 	}
@@ -195,6 +198,7 @@ func (s *leafStore) Close() error {
 		return nil
 	}
 	err := s.f.Close()
+	os.Remove(s.fileName) // already gone where it could be unlinked while open
 	s.f, s.w = nil, nil
 	return err
 }
