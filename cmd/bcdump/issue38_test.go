@@ -87,7 +87,7 @@ func TestTimesPastYear9999(t *testing.T) {
 	entry := "[%s] #%d S->C Peer#0(127.0.0.1:2655) len=2 rc=2 [x]\n  Decrypted:\n    0000: 01 00                                            |..|\n\n"
 	log := "# STBC Dedicated Server - Packet Trace (DECRYPTED)\n# Session started: 9999-12-31 23:59:59\n\n" +
 		fmt.Sprintf(entry, "23:59:59.000", 1) + fmt.Sprintf(entry, "00:00:01.000", 2)
-	dir := t.TempDir()
+	dir := tempDir(t)
 	in := filepath.Join(dir, "packet_trace.log")
 	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func (c *Converter) Datagram(dg *dissect.Datagram, r *Datagram) {
 		r.Kind = KindGame
 		t := &dg.Transport
 		r.PeerID, r.MsgCount = int(t.PeerID), int(t.MsgCount)
+		r.HasMsgCount = len(dg.Plain) > 1
 		for i := range t.Messages {
 			m := r.newMessage()
 			c.message(r, m, &t.Messages[i], &dg.Msgs[i])

@@ -121,6 +121,7 @@ func (dec *Decoder) Decode(line []byte, r *Datagram) error {
 		case jsonkeys.PeerID:
 			return s.intTo(&r.PeerID)
 		case jsonkeys.MsgCount:
+			r.HasMsgCount = true
 			return s.intTo(&r.MsgCount)
 		case jsonkeys.Messages:
 			return s.array(func() error {

@@ -70,7 +70,9 @@ func (d *Datagram) AppendJSON(b []byte) []byte {
 		o.b = append(g.b, '}')
 	} else {
 		o.int(jsonkeys.PeerID, d.PeerID)
-		o.int(jsonkeys.MsgCount, d.MsgCount)
+		if d.HasMsgCount {
+			o.int(jsonkeys.MsgCount, d.MsgCount)
+		}
 		o.key(jsonkeys.Messages)
 		o.b = append(o.b, '[')
 		for i := range d.Messages {

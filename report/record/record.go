@@ -54,6 +54,9 @@ type Datagram struct {
 	// Game records.
 	PeerID         int       `key:"peer_id"`
 	MsgCount       int       `key:"msg_count"`
+	// HasMsgCount: the datagram has a message-count byte (a 1-byte
+	// datagram has none, and its JSON has no msg_count).
+	HasMsgCount bool
 	Messages       []Message `key:"messages"`
 	HasCut         bool
 	Cut            Cut `key:"cut"`

@@ -191,7 +191,7 @@ func assignedPeer(d *dissect.Datagram) (uint8, bool) {
 		if tm.Type != transport.TypeConnect || d.Msgs[i].Track.Retransmit {
 			continue
 		}
-		if id, ok := uintField(&d.Msgs[i].Fields, "assigned_peer_id"); ok && id >= 2 && id <= 255 {
+		if id, ok := uintField(&d.Msgs[i].Fields, game.FieldAssignedPeerId); ok && id >= 2 && id <= 255 {
 			return uint8(id), true
 		}
 	}
@@ -521,7 +521,7 @@ func (p *player) joinStep(d *dissect.Datagram, tm *transport.Message, pl *dissec
 	}
 	op := pl.Bytes[0]
 	round := -1
-	if r, ok := intField(&pl.Fields, "round"); ok {
+	if r, ok := intField(&pl.Fields, game.FieldRound); ok {
 		round = int(r)
 	}
 	if d.Dir == dissect.S2C {
