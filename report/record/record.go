@@ -52,11 +52,11 @@ type Datagram struct {
 	GameSpy []KV   `key:"gamespy"`
 
 	// Game records.
-	PeerID         int       `key:"peer_id"`
-	MsgCount       int       `key:"msg_count"`
+	PeerID   int `key:"peer_id"`
+	MsgCount int `key:"msg_count"`
 	// HasMsgCount: the datagram has a message-count byte (a 1-byte
 	// datagram has none, and its JSON has no msg_count).
-	HasMsgCount bool
+	HasMsgCount    bool
 	Messages       []Message `key:"messages"`
 	HasCut         bool
 	Cut            Cut `key:"cut"`
