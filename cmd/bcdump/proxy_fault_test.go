@@ -68,10 +68,10 @@ func TestProxyDropFragmentACKs(t *testing.T) {
 		t.Errorf("%d retransmit-unacked events, want 1 (the fragmented message)", unacked)
 	}
 	_, story, _ := runCLI(t, nil, "session", "-p", portOf(host.addr), capFile)
-	// The session analysis names the player whose fragments loop (RETX
-	// well above 100%); naming the host as the culprit is the story's.
-	if !strings.Contains(story, "RETX") {
-		t.Errorf("session:\n%s", story)
+	// The session names the host's fault: it ACKed the client's other
+	// messages but never its fragments.
+	if !strings.Contains(story, "finding (host fault): the host never ACKed the client's fragments (it ACKed other messages)") {
+		t.Errorf("session does not name the host fault:\n%s", story)
 	}
 	checkFaultRecords(t, pr, capFile, 1)
 }
