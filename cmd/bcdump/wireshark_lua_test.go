@@ -238,14 +238,15 @@ func tableBriefs(t *testing.T, capture string) map[int]string {
 
 // infoOfTable is a table line as the plugin's Info column shows it: the
 // plugin sees one datagram at a time, so bcdump's flow notes in brackets
-// ("[acks f4 rtt 15ms]", all but "[malformed @N]") and its anomaly markers
+// ("[acks f4 rtt 15ms]", all but "[malformed @N]" and a non-stock shape's
+// "[non-stock-...]", which the plugin shows too) and its anomaly markers
 // (" !code@off"; Wireshark shows expert items instead) are left out.
 func infoOfTable(line string) string {
 	var b strings.Builder
 	for i := 0; i < len(line); {
 		rest := line[i:]
 		switch {
-		case strings.HasPrefix(rest, " [") && !strings.HasPrefix(rest, " [malformed "):
+		case strings.HasPrefix(rest, " [") && !strings.HasPrefix(rest, " [malformed ") && !strings.HasPrefix(rest, " [non-stock-"):
 			if j := strings.IndexByte(rest, ']'); j > 0 {
 				i += j + 1
 				continue

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,25 +68,27 @@ func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 		}
 		return min(n, MaxPageRows)
 	}
-	showAll := func(what string, n int) {
+	// showAll looks for server i's button: a capture of several server
+	// runs has a table per run.
+	showAll := func(what string, i, n int) {
 		t.Helper()
 		want := !all && n > MaxPageRows
-		if got := strings.Contains(dom, `data-rows="`+what+`"`); got != want {
-			t.Errorf("%s: %d rows, show-all button %v, want %v", what, n, got, want)
+		if got := strings.Contains(dom, fmt.Sprintf(`data-rows="%s" data-server="%d"`, what, i)); got != want {
+			t.Errorf("server %d %s: %d rows, show-all button %v, want %v", i, what, n, got, want)
 		}
 	}
 	names, codes := cellsOf(dom, "pname"), cellsOf(dom, "code")
-	for _, s := range d.Servers {
+	for i, s := range d.Servers {
 		for _, p := range s.Players[:rows(len(s.Players))] {
 			if p.Name != "" && !names[esc(p.Name)] {
 				t.Errorf("player %q not in the player table", p.Name)
 			}
 		}
-		showAll("players", len(s.Players))
+		showAll("players", i, len(s.Players))
 		if n, want := strings.Count(dom, `<tr class="ev-`), rows(len(s.Timeline)); len(d.Servers) == 1 && n != want {
 			t.Errorf("%d timeline rows, want %d", n, want)
 		}
-		showAll("timeline", len(s.Timeline))
+		showAll("timeline", i, len(s.Timeline))
 	}
 	// Anomalies: one row per code, whose expansion lists every occurrence.
 	seen := map[string]bool{}

@@ -180,9 +180,17 @@ func appendOpcodeBrief(b []byte, pl *dissect.Payload, whole bool) []byte {
 		b = appendHexPrefix(b, p[1:], 16)
 	}
 	if bad != nil {
-		b = append(b, " [malformed @"...)
-		b = appendInt(b, int64(bad.Off))
-		b = append(b, ']')
+		// Another implementation's known shape is named (as the
+		// Wireshark plugin's Info column does); anything else is malformed.
+		if code, _, ok := game.NonStockCode(p); ok {
+			b = append(b, " ["...)
+			b = append(b, code.String()...)
+			b = append(b, ']')
+		} else {
+			b = append(b, " [malformed @"...)
+			b = appendInt(b, int64(bad.Off))
+			b = append(b, ']')
+		}
 	}
 	return b
 }
