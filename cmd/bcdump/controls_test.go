@@ -223,7 +223,11 @@ func TestConvertCommentsEscaped(t *testing.T) {
 		t.Fatal("the tags to replace are not in seed003.log")
 	}
 	dir := tempDir(t)
-	in := filepath.Join(dir, "packet_trace\x1b[1m.log")
+	name := "packet_trace\x1b[1m.log"
+	if runtime.GOOS == "windows" { // no C0 control in a Windows file name
+		name = "packet_trace\u202e[1m.log"
+	}
+	in := filepath.Join(dir, name)
 	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}

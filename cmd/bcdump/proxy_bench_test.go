@@ -15,6 +15,7 @@ import (
 	"github.com/bcdump/bcdump/report/render"
 	"github.com/bcdump/bcdump/report/stats"
 	"github.com/bcdump/bcdump/report/story"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // A recorded stock datagram (stock-excerpts, packet #8: ACK + ChecksumReq
@@ -59,6 +60,7 @@ func testRelay(tb testing.TB, server string, rules []string) *relay {
 // TestProxyRelayAllocs: relaying a datagram with no fault rule allocates
 // nothing (the decoder's copy comes from the record pool).
 func TestProxyRelayAllocs(t *testing.T) {
+	transporttest.NeedUDP(t)
 	echo := echoServer(t)
 	defer echo.Close()
 	r := testRelay(t, echo.LocalAddr().String(), nil)

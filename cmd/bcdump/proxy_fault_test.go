@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bcdump/bcdump/transport/endpoint"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // faultRun joins one client through a proxy with the given faults, sends
@@ -223,6 +224,7 @@ func TestProxyReorderCorrupt(t *testing.T) {
 }
 
 func TestProxyErrors(t *testing.T) {
+	transporttest.NeedUDP(t)
 	busy, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // FuzzProxyHostile hands hostile datagrams to the relay in both
@@ -13,6 +14,7 @@ import (
 // message) active: nothing may panic, and the relay's state stays inside
 // its bounds (held datagrams, clients, the decoder's record pool).
 func FuzzProxyHostile(f *testing.F) {
+	transporttest.NeedUDP(f)
 	f.Add(benchDatagram, true)
 	f.Add([]byte(`\status\`), false)
 	f.Add([]byte{0x02, 0x01, 0x32, 0x0A, 0xA0, 0x05, 0x00, 0x00, 0xFF, 0xAA}, true)

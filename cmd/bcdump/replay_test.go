@@ -13,12 +13,14 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/replay"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // startRecordedServer plays capture's server half on a loopback port
 // until the test ends.
 func startRecordedServer(t *testing.T, capture string) string {
 	t.Helper()
+	transporttest.NeedUDP(t)
 	rec, err := replay.Load(context.Background(), dissect.Input{Name: capture}, dissect.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,7 @@ func TestReplayJSON(t *testing.T) {
 }
 
 func TestReplayErrors(t *testing.T) {
+	transporttest.NeedUDP(t)
 	// A port nothing listens on: exit 2 after --connect-timeout, not a hang.
 	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -150,6 +153,7 @@ func TestReplayRealServer(t *testing.T) {
 // bcdump replay --as-server plays a capture's server half, and bcdump
 // replay --server against it compares equal on both sides.
 func TestReplayAsServerCommand(t *testing.T) {
+	transporttest.NeedUDP(t)
 	capture := testdata + "/sample.pcap"
 	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {

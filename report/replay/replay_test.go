@@ -9,6 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport/endpoint"
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 func dissectInput(path string) dissect.Input { return dissect.Input{Name: path} }
@@ -27,6 +28,7 @@ func load(t *testing.T, path string) *Recording {
 // rows of both comparisons.
 func selfReplay(t *testing.T, rec *Recording, serverRec *Recording, opt Options) (drive, serve []Row) {
 	t.Helper()
+	transporttest.NeedUDP(t)
 	cs, err := rec.Pick(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +235,7 @@ func TestReplayRates(t *testing.T) {
 // the client with garbage payloads. The run ends on time with the
 // answers over MaxAnswers counted, not kept.
 func TestHostileServerFlood(t *testing.T) {
+	transporttest.NeedUDP(t)
 	rec := load(t, "../../testdata/sample.pcap")
 	conv := rec.Conversations[0]
 	var node *endpoint.Node

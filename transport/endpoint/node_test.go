@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/transport/transporttest"
 )
 
 // TestNodeLoopback runs a host and a client on real loopback sockets.
 func TestNodeLoopback(t *testing.T) {
+	transporttest.NeedUDP(t)
 	got := make(chan []byte, 4)
 	joined := make(chan struct{}, 1)
 	host := New(Config{Role: Host, OnEvent: func(ev Event) {
