@@ -379,13 +379,22 @@ func (d *driver) play(ctx context.Context) {
 }
 
 // leave sends a stock Disconnect and waits up to a second for its ACK.
+// The peer's state belongs to the Node's lock, so it is read through Do
+// (never under d.mu: events take d.mu under the Node's lock).
 func (d *driver) leave(ctx context.Context) {
 	d.node.Do(func(e *endpoint.Endpoint) {
 		if e.Disconnect(d.host) == nil {
 			d.live.Left = true
 		}
 	})
-	d.waitFor(ctx, time.Second, func() bool { return d.host.Gone() })
+	for end := time.Now().Add(time.Second); time.Now().Before(end) && ctx.Err() == nil; {
+		gone := false
+		d.node.Do(func(*endpoint.Endpoint) { gone = d.host.Gone() })
+		if gone {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func (d *driver) recordedEnd() time.Duration {
