@@ -24,6 +24,9 @@ func TestDecodeAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation counts: not under -short")
 	}
+	if raceEnabled {
+		t.Skip("allocation counts: not under the race detector, which allocates")
+	}
 	lines := session3Lines(t)
 	var (
 		dec Decoder
@@ -46,6 +49,9 @@ func TestDecodeAllocs(t *testing.T) {
 
 // TestConvertAllocs: once warm, converting a datagram allocates nothing.
 func TestConvertAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts: not under the race detector, which allocates")
+	}
 	var (
 		conv Converter
 		rec  Datagram
