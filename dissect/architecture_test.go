@@ -45,6 +45,10 @@ var reportRank = map[string]int{
 	"report/htmlreport": 4,
 	"report/replay":     4,
 	"report/wireshark":  4,
+
+	// Generators of source: recordgen writes report/record's structs
+	// from the key table.
+	"report/internal/recordgen": 2,
 }
 
 // testSupport are packages only tests and their own commands import.

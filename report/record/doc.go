@@ -26,12 +26,27 @@
 // capture). The JSON writer itself stays a hand-written encoder straight
 // from dissect.Datagram, for speed: it does not build records.
 //
-// The record's keys are the key table's (report/jsonkeys): every struct
-// field of the record names its key path in a `key` tag, and tests check
-// the tags against the table both ways (every datagram key of the table
-// has a field, every tag is a table path of the table's type), and that
-// no consumer under report/ writes a JSON key the table lacks
-// (TestConsumersNameOnlyTableKeys).
+// The record's shape is the key table's (report/jsonkeys): its struct
+// types (Datagram, KV, Message, Track, Payload, Reasm, Cut, Anomaly) are
+// generated from the table's Structs into record_gen.go, one field per
+// key with the Go name and type the table gives it, its key path in a
+// `key` tag, and a Has flag before it where the table names one
+// (report/internal/recordgen writes the file; go generate runs it, and
+// TestRecordGenerated fails while the committed file is stale). What the
+// table cannot say is written by hand beside it: the enums (Kind, Dir),
+// the field tokens (Field), the methods and the storage reuse (record.go),
+// the conversion (convert.go), the JSON writer (json.go) and the trace
+// reader (decode.go). Tests check the tags against the flat table both
+// ways (every datagram key of the table has a field, every tag is a table
+// path of the table's type), and that no consumer under report/ writes a
+// JSON key the table lacks (TestConsumersNameOnlyTableKeys).
+//
+// To add a key: add its row to the table (report/jsonkeys/keys.go, in
+// the Struct whose object holds it: Path, type, records, meaning, when it
+// is there, and Go: the field's name and type, its Has flag if its zero
+// value cannot say it is absent), run go generate ./report/..., then
+// write it in the converter, the JSON writers (report/render and
+// json.go) and the decoder; the tests above say what is missing.
 //
 // Decoded payload fields are kept as the JSON shows them: a flat token
 // stream (Field), objects and arrays opened and closed by tokens, each
@@ -43,3 +58,5 @@
 // report/render (whose value encoders write each value, so both writers
 // agree on every number and string).
 package record
+
+//go:generate go run ../internal/recordgen/cmd/genrecord -o record_gen.go

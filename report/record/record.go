@@ -1,11 +1,10 @@
 package record
 
-import (
-	"net/netip"
-	"time"
+import "net/netip"
 
-	"github.com/bcdump/bcdump/transport/anomaly"
-)
+// The record's struct types (Datagram, KV, Message, Track, Payload,
+// Reasm, Cut, Anomaly) are in record_gen.go, generated from the key
+// table; this file has the types and methods written by hand.
 
 // Kind is a record's kind, the value of "kind".
 type Kind uint8
@@ -29,46 +28,6 @@ func (k Kind) String() string {
 
 // IsDatagram says the record is a datagram (game or GameSpy).
 func (k Kind) IsDatagram() bool { return k == KindGame || k == KindGameSpy }
-
-// Datagram is one record. Datagram records (game, GameSpy) fill most of
-// it; event and summary records only Kind, File, Frame (events) and
-// Anomalies. Optional keys have a Has flag or are zero when absent, as
-// the table's Read column says.
-type Datagram struct {
-	Kind           Kind           `key:"kind"`
-	Frame          int            `key:"frame"`
-	Time           time.Time      `key:"time"` // UTC; "ts" is the same instant
-	Src            netip.AddrPort `key:"src"`
-	Dst            netip.AddrPort `key:"dst"`
-	Dir            Dir            `key:"dir"`
-	Len            int            `key:"len"`
-	Context        bool           `key:"context"`
-	File           string         `key:"file"`
-	Truncated      bool           `key:"truncated"`
-	TruncatedBytes int            `key:"truncated_bytes"` // 0: not known
-
-	// GameSpy records.
-	Text    []byte `key:"text"` // UTF-8 (stray bytes of the wire text as Latin-1)
-	GameSpy []KV   `key:"gamespy"`
-
-	// Game records.
-	PeerID   int `key:"peer_id"`
-	MsgCount int `key:"msg_count"`
-	// HasMsgCount: the datagram has a message-count byte (a 1-byte
-	// datagram has none, and its JSON has no msg_count).
-	HasMsgCount    bool
-	Messages       []Message `key:"messages"`
-	HasCut         bool
-	Cut            Cut `key:"cut"`
-	UncapturedMsgs int `key:"uncaptured_msgs"`
-	HasPlain       bool
-	Plain          []byte `key:"plain_hex"` // the bytes plain_hex shows
-
-	Anomalies []Anomaly `key:"anomalies"`
-
-	arena []byte   // what the byte slices above point into
-	pool  []*Reasm // Reassembled storage, reused
-}
 
 // Dir is a datagram's direction.
 type Dir uint8
@@ -104,106 +63,8 @@ func (d *Datagram) Server() netip.AddrPort {
 	return d.Dst
 }
 
-// KV is one GameSpy key/value pair, as sent.
-type KV struct {
-	Key   []byte `key:"<key>"`
-	Value []byte
-}
-
-// Message is one transport message.
-type Message struct {
-	Type     uint8  `key:"type"`
-	TypeName string `key:"type_name"`
-	Offset   int    `key:"offset"`
-	Len      int    `key:"len"` // declared length (on a cut message's header: 0 when not captured)
-
-	HasSeq     bool
-	Seq        uint16 `key:"seq"`
-	AckFrag    bool   `key:"ack_frag"`
-	AckLow     bool   `key:"ack_low"`
-	HasFragIdx bool
-	FragIdx    uint8 `key:"frag_idx"`
-
-	Reliable     bool `key:"reliable"`
-	Ordered      bool `key:"ordered"`
-	Fragment     bool `key:"fragment"`
-	HasFragTotal bool
-	FragTotal    uint8 `key:"frag_total"`
-	PayloadLen   int   `key:"payload_len"`
-
-	Payload
-
-	Track
-
-	// Reassembled is set on the fragment that completed a message.
-	Reassembled *Reasm `key:"reassembled"`
-}
-
 // IsACK says the message is an ACK (type 0x01).
 func (m *Message) IsACK() bool { return m.Type == 1 }
-
-// Track is a message's per-flow delivery state.
-type Track struct {
-	Retransmit      bool `key:"retransmit"`
-	RetransmitCount int  `key:"retransmit_count"`
-	FirstFrame      int  `key:"first_frame"`
-	Keepalive       bool `key:"keepalive"`
-	Duplicate       bool `key:"duplicate"`
-	// Ack is what an ACK matched: "matched", "repeat", "mismatch", "cut",
-	// "unknown"; "" on other messages.
-	Ack        string `key:"ack"`
-	AckedFrame int    `key:"acked_frame"` // 0: not seen
-	HasRTT     bool
-	RTT        time.Duration `key:"rtt_ms"` // whole microseconds, as the JSON's three decimals of ms
-}
-
-// Payload is what was decoded of a payload: a message's own or a
-// reassembled one.
-type Payload struct {
-	HasOpcode  bool
-	Opcode     uint8  `key:"opcode"`
-	OpcodeName string `key:"opcode_name"`
-	// Decoded says Fields describe the payload ("fields" is there, maybe
-	// empty).
-	Decoded bool
-	Fields  []Field `key:"fields"`
-	// HasHex says "payload_hex" is there: Bytes are its bytes.
-	HasHex bool
-	Bytes  []byte `key:"payload_hex"`
-}
-
-// Reasm is a fragmented message delivered whole.
-type Reasm struct {
-	Len   int `key:"len"`
-	Frags int `key:"frags"`
-	Payload
-}
-
-// Cut is the message the capture's snap length cut: its header as far as
-// captured.
-type Cut struct {
-	// HeaderOnly: the cut ran through the header: only type, type_name,
-	// offset and (when captured, > 0) len are known.
-	HeaderOnly bool
-	Message
-	Captured int `key:"captured"`
-}
-
-// Anomaly is one finding: on a datagram, or an event (then with where it
-// points).
-type Anomaly struct {
-	Code     anomaly.Code // 0 when the name is not a code this bcdump knows
-	CodeName string       `key:"code"`
-	Severity string       `key:"severity"` // "note", "warn", "error"
-	Message  []byte       `key:"message"`
-	Offset   int          `key:"offset"` // anomaly.NoOffset: none
-	Msg      int          `key:"msg"`    // anomaly.NoMsg: none
-
-	// Events (summary and event records).
-	Frame  int            `key:"frame"`
-	Client netip.AddrPort `key:"client"`
-	Server netip.AddrPort `key:"server"`
-}
 
 // IsError says the anomaly is of error severity.
 func (a *Anomaly) IsError() bool { return a.Severity == "error" }
