@@ -23,17 +23,7 @@ func (d *Datagram) AppendJSON(b []byte) []byte {
 		return d.tail(o)
 	case KindSummary:
 		o.str(jsonkeys.Kind, d.Kind.String())
-		o.key(jsonkeys.Anomalies)
-		o.b = append(o.b, '[')
-		for i := range d.Anomalies {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			a := obj{b: append(o.b, '{')}
-			a.event(&d.Anomalies[i])
-			o.b = append(a.b, '}')
-		}
-		o.b = append(o.b, ']')
+		objects(&o, jsonkeys.Anomalies, d.Anomalies, true)
 		return d.tail(o)
 	}
 	o.int(jsonkeys.Frame, d.Frame)
@@ -73,17 +63,7 @@ func (d *Datagram) AppendJSON(b []byte) []byte {
 		if d.HasMsgCount {
 			o.int(jsonkeys.MsgCount, d.MsgCount)
 		}
-		o.key(jsonkeys.Messages)
-		o.b = append(o.b, '[')
-		for i := range d.Messages {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			m := obj{b: append(o.b, '{')}
-			m.message(&d.Messages[i])
-			o.b = append(m.b, '}')
-		}
-		o.b = append(o.b, ']')
+		objects(&o, jsonkeys.Messages, d.Messages, false)
 		if d.HasCut {
 			o.key(jsonkeys.Cut)
 			c := obj{b: append(o.b, '{')}
@@ -109,17 +89,7 @@ func (d *Datagram) AppendJSON(b []byte) []byte {
 		}
 	}
 	if len(d.Anomalies) > 0 {
-		o.key(jsonkeys.Anomalies)
-		o.b = append(o.b, '[')
-		for i := range d.Anomalies {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			a := obj{b: append(o.b, '{')}
-			a.anomaly(&d.Anomalies[i])
-			o.b = append(a.b, '}')
-		}
-		o.b = append(o.b, ']')
+		objects(&o, jsonkeys.Anomalies, d.Anomalies, false)
 	}
 	if d.Context {
 		o.bool(jsonkeys.Context, true)
@@ -132,6 +102,31 @@ func (d *Datagram) tail(o obj) []byte {
 		o.str(jsonkeys.File, d.File)
 	}
 	return append(o.b, '}')
+}
+
+// objects writes the member k: an array of one object per element of
+// xs, a message's members or an anomaly's (as an event's: event).
+func objects[T Message | Anomaly](o *obj, k string, xs []T, event bool) {
+	o.key(k)
+	o.b = append(o.b, '[')
+	for i := range xs {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		e := obj{b: append(o.b, '{')}
+		switch x := any(&xs[i]).(type) {
+		case *Message:
+			e.message(x)
+		case *Anomaly:
+			if event {
+				e.event(x)
+			} else {
+				e.anomaly(x)
+			}
+		}
+		o.b = append(e.b, '}')
+	}
+	o.b = append(o.b, ']')
 }
 
 // obj writes the members of one JSON object.
