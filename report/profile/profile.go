@@ -122,7 +122,9 @@ type dirState struct {
 	ops [256]*opStats // by opcode, allocated when first seen
 
 	acks, acksMatched uint64
-	ackDelay          hist // µs, first send to first matching ACK sent this way
+	// rtt times this direction's reliable messages, first send to the
+	// first matching ACK the other way (transport.RTT).
+	rtt transport.RTTSamples
 
 	reliable, retrans uint64 // reliable first sends (each fragment), resent copies
 	retransIv         hist   // µs since the previous send of the same message
@@ -255,7 +257,8 @@ func (p *Profiler) message(f *flow, di int, now int64, m *transport.Message, dm 
 		ds.acks++
 		if t.HasRTT {
 			ds.acksMatched++
-			ds.ackDelay.add(uint64(max(t.RTT.Microseconds(), 0)))
+			// The ACK times a message of the other direction.
+			f.dir[1-di].rtt.Add(t.RTT, transport.DefaultMaxRTTSamples)
 		}
 		return
 	}
