@@ -54,7 +54,9 @@ type Flow struct {
 	Datagrams [2]int   `json:"datagrams"` // c2s, s2c
 	Bytes     [2]int64 `json:"bytes"`
 	Retrans   int      `json:"retransmits"`
-	RTTCount  int      `json:"rtt_samples"`
+	// RTT samples by direction of the acknowledged message (c2s, s2c), as
+	// transport.RTT counts them: the counts `bcdump stats` prints.
+	RTTCount  [2]int   `json:"rtt_samples"`
 	Anomalies [3]int   `json:"anomalies"` // note, warn, error
 	Series    Series   `json:"series"`
 	Marks     []Mark   `json:"marks"`
