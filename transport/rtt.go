@@ -5,7 +5,10 @@ import (
 	"time"
 )
 
-// Round-trip time (RTT), the one definition every bcdump command uses.
+// RTT summarises the round-trip samples of one direction. It is the one
+// definition of round-trip time every bcdump command uses (stats,
+// session, report, profile and diff; `bcdump help flows` says it for
+// users).
 //
 // A sample is the time from the first send of a reliable message (of each
 // fragment, for a fragmented one) to the first ACK that matches it
@@ -29,8 +32,6 @@ import (
 // exact; the median and 95th percentile are nearest-rank over the first
 // MaxRTTSamples samples kept (in microseconds), and Sampled says when
 // there were more.
-
-// RTT summarises the round-trip samples of one direction.
 type RTT struct {
 	Count    uint64
 	P50, P95 time.Duration // nearest-rank over the samples kept (0 without any)
