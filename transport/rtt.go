@@ -73,6 +73,14 @@ func (r *RTTSamples) Merge(o *RTTSamples, limit int) {
 	}
 }
 
+// Reserve makes room for n samples kept, so that Add allocates nothing
+// until then (for a consumer that must not allocate per datagram).
+func (r *RTTSamples) Reserve(n int) {
+	if cap(r.us) < n {
+		r.us = append(make([]uint32, 0, n), r.us...)
+	}
+}
+
 // Count is the number of samples added.
 func (r *RTTSamples) Count() uint64 { return r.count }
 

@@ -9,8 +9,10 @@
 // A Profiler has the shape of report.Stats: feed it every datagram of a
 // capture (Datagram), then the end events (Finish), capture after capture.
 // Its memory does not grow with capture length: counters live in fixed
-// arrays, percentiles in bounded log histograms (hist.go), and the flows,
-// objects and payloads it remembers are capped.
+// arrays, percentiles in bounded log histograms (hist.go), RTT samples in
+// transport.RTTSamples of at most transport.DefaultMaxRTTSamples per flow
+// and direction (16 KiB, reserved on the first), and the flows, objects
+// and payloads it remembers are capped.
 //
 // It imports report/stats and report/render, and dissect below them
 // (dissect/game for the opcodes' constants).
@@ -257,8 +259,14 @@ func (p *Profiler) message(f *flow, di int, now int64, m *transport.Message, dm 
 		ds.acks++
 		if t.HasRTT {
 			ds.acksMatched++
-			// The ACK times a message of the other direction.
-			f.dir[1-di].rtt.Add(t.RTT, transport.DefaultMaxRTTSamples)
+			// The ACK times a message of the other direction. Its
+			// samples take their whole room at once (16 KiB), so the
+			// hot path stays free of allocations once a flow is known.
+			r := &f.dir[1-di].rtt
+			if r.Cap() == 0 {
+				r.Reserve(transport.DefaultMaxRTTSamples)
+			}
+			r.Add(t.RTT, transport.DefaultMaxRTTSamples)
 		}
 		return
 	}
