@@ -7,7 +7,7 @@ import "time"
 // Memory per active flow is at most about MaxReassemblyBytes + 18 KB of
 // reassembly state, plus per direction and channel (4 of them)
 // MaxTrackedMessages x 416 B + MaxTrackedFragments x 72 B, plus
-// MaxRTTSamples x 8 B: about 700 KB with the defaults if a flow is hostile.
+// 2 x MaxRTTSamples x 4 B of RTT samples: about 700 KB with the defaults if a flow is hostile.
 // A busy real session stays near 100 KB per flow (256 remembered messages
 // of about 200 B on each busy channel); a short one (the 27 datagrams of
 // testdata/sample.pcap) about 8 KB, with the layers above about 9.5 KB of
@@ -49,8 +49,8 @@ type Config struct {
 	// Stats records of finished flows kept individually; the rest are summed
 	// into one "other" record.
 	MaxFinishedFlows int
-	// RTT samples kept per flow for the percentiles (count and max are exact
-	// beyond it).
+	// RTT samples kept per flow and direction for the percentiles (count
+	// and max are exact beyond it).
 	MaxRTTSamples int
 }
 

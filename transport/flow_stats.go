@@ -35,14 +35,10 @@ type FlowStats struct {
 	Reassembled       [2]uint64 // messages completed by reassembly
 	PeerIDMismatches  [2]uint64 // datagrams whose byte 0 was not the sender's id
 
-	// Round-trip times, first send to first matching ACK, both directions
-	// together. Percentiles are nearest-rank over the first MaxRTTSamples
-	// samples (RTTSampled when there were more); count and max are exact.
-	RTTCount   uint64
-	RTTP50     time.Duration
-	RTTP95     time.Duration
-	RTTMax     time.Duration
-	RTTSampled bool
+	// Round-trip times by direction of the acknowledged message: [C2S]
+	// the client's messages the server acknowledged, [S2C] the server's
+	// the client acknowledged (see RTT for the definition).
+	RTT [2]RTT
 
 	// Anomalies by code: the tracker's, the codec's (Datagram.Anomalies) and
 	// any a layer above added with Flow.Count.
@@ -60,21 +56,23 @@ type flowCounters struct {
 	// Every datagram updates the first two and sizeKey reads the next
 	// two: one cache line.
 	datagrams, bytes [2]uint64
-	grown            uint64  // reliable and fragments, both directions summed
-	rtt              []int64 // ns, at most MaxRTTSamples
+	grown            uint64 // reliable and fragments, both directions summed
+	rttKept          uint64 // RTT samples kept, both directions summed
 
 	reliable, fragments [2]uint64
 	anoms               map[anomaly.Code]int
+	rtt                 [2]RTTSamples // by direction of the acknowledged message
 
 	acks, retrans, retransMsgs, keepalives, reassembled, badIDs [2]uint64
-	rttCount                                                    uint64
-	rttMax                                                      int64
 }
 
 // recycle returns zeroed counters that keep c's buffers.
 func (c *flowCounters) recycle() flowCounters {
 	clear(c.anoms)
-	return flowCounters{rtt: c.rtt[:0], anoms: c.anoms}
+	n := flowCounters{rtt: c.rtt, anoms: c.anoms}
+	n.rtt[C2S].Reset()
+	n.rtt[S2C].Reset()
+	return n
 }
 
 func (f *flow) count(code anomaly.Code) {
@@ -85,12 +83,10 @@ func (f *flow) count(code anomaly.Code) {
 	f.nAnoms = uint16(len(f.st.anoms))
 }
 
-func (f *flow) addRTT(ns int64, limit int) {
-	ns = max(ns, 0)
-	f.st.rttCount++
-	f.st.rttMax = max(f.st.rttMax, ns)
-	if len(f.st.rtt) < limit {
-		f.st.rtt = append(f.st.rtt, ns)
+// addRTT adds a sample to direction d, that of the acknowledged message.
+func (f *flow) addRTT(d Dir, rtt time.Duration, limit int) {
+	if f.st.rtt[d].Add(rtt, limit) {
+		f.st.rttKept++
 	}
 }
 
@@ -104,26 +100,14 @@ func (f *flow) snapshot(finished bool) FlowStats {
 		Datagrams: c.datagrams, Bytes: c.bytes, Acks: c.acks, Reliable: c.reliable,
 		Retransmissions: c.retrans, RetransmittedMsgs: c.retransMsgs, Keepalives: c.keepalives,
 		Fragments: c.fragments, Reassembled: c.reassembled, PeerIDMismatches: c.badIDs,
-		RTTCount: c.rttCount, RTTMax: time.Duration(c.rttMax),
-		RTTSampled: c.rttCount > uint64(len(c.rtt)),
-		Anomalies:  maps.Clone(c.anoms),
-		Finished:   finished, Flows: 1,
+		RTT:       [2]RTT{c.rtt[C2S].Summary(), c.rtt[S2C].Summary()},
+		Anomalies: maps.Clone(c.anoms),
+		Finished:  finished, Flows: 1,
 	}
 	if s.Anomalies == nil {
 		s.Anomalies = map[anomaly.Code]int{}
 	}
-	if n := len(c.rtt); n > 0 {
-		sorted := slices.Clone(c.rtt)
-		slices.Sort(sorted)
-		s.RTTP50 = time.Duration(sorted[nearestRank(n, 50)])
-		s.RTTP95 = time.Duration(sorted[nearestRank(n, 95)])
-	}
 	return s
-}
-
-// nearestRank is the index of the p-th percentile in n sorted samples.
-func nearestRank(n, p int) int {
-	return max((n*p+99)/100-1, 0)
 }
 
 // storeStats keeps a finished flow's record, or folds it into "other".
@@ -141,8 +125,8 @@ func (t *Tracker) storeStats(f *flow) {
 }
 
 // Sum adds s to o, a record that sums flows (Other): the flow count, the
-// time span, every counter, the RTT count and max (no percentiles: o's
-// RTTSampled is set) and the anomalies. o.Anomalies must not be nil.
+// time span, every counter, each direction's RTT count and max (no
+// percentiles: o's RTT Sampled is set) and the anomalies. o.Anomalies must not be nil.
 func (o *FlowStats) Sum(s *FlowStats) {
 	o.Flows += max(s.Flows, 1)
 	if s.First.Before(o.First) {
@@ -162,10 +146,11 @@ func (o *FlowStats) Sum(s *FlowStats) {
 		o.Fragments[d] += s.Fragments[d]
 		o.Reassembled[d] += s.Reassembled[d]
 		o.PeerIDMismatches[d] += s.PeerIDMismatches[d]
+		r := &o.RTT[d]
+		r.Count += s.RTT[d].Count
+		r.Max = max(r.Max, s.RTT[d].Max)
+		r.P50, r.P95, r.Sampled = 0, 0, true // no percentiles for the sum
 	}
-	o.RTTCount += s.RTTCount
-	o.RTTMax = max(o.RTTMax, s.RTTMax)
-	o.RTTSampled = true // no percentiles for the sum
 	for k, v := range s.Anomalies {
 		o.Anomalies[k] += v
 	}

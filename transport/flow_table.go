@@ -215,7 +215,7 @@ type StateSizer interface {
 // size estimates the bytes f holds. It reads lines 2 and 3 of f (and a
 // layer's state), not the channels: it runs for every new reliable message.
 func (f *flow) size() int {
-	n := flowBaseBytes + cap(f.nameRaw) + len(f.name) + 8*cap(f.st.rtt) + anomCountBytes*int(f.nAnoms) + 8*cap(f.reasm) + f.chBytes
+	n := flowBaseBytes + cap(f.nameRaw) + len(f.name) + 4*(f.st.rtt[C2S].Cap()+f.st.rtt[S2C].Cap()) + anomCountBytes*int(f.nAnoms) + 8*cap(f.reasm) + f.chBytes
 	for _, r := range f.reasm {
 		n += reasmBytes + cap(r.buf)
 	}
@@ -235,7 +235,7 @@ func (f *flow) size() int {
 // datagram.)
 func (f *flow) sizeKey() uint64 {
 	c := &f.st
-	return c.grown + uint64(len(c.rtt)) +
+	return c.grown + c.rttKept +
 		uint64(len(f.reasm))<<32 + uint64(f.rbytes)<<40
 }
 

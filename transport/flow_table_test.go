@@ -164,7 +164,7 @@ func TestFlowTableManyFlows(t *testing.T) {
 				t.Fatalf("%d flow records, want %d", len(flows), n)
 			}
 			for _, s := range flows {
-				if s.Datagrams != [2]uint64{4, 4} || s.Reliable[C2S] != 4 || s.RTTCount != 4 || len(s.Anomalies) != 0 {
+				if s.Datagrams != [2]uint64{4, 4} || s.Reliable[C2S] != 4 || s.RTT[C2S].Count+s.RTT[S2C].Count != 4 || len(s.Anomalies) != 0 {
 					t.Fatalf("flow %d: %+v", s.ID, s)
 				}
 			}
@@ -233,7 +233,7 @@ func TestFlowLayout(t *testing.T) {
 		{"first", unsafe.Offsetof(f.first), unsafe.Offsetof(f.badID) + unsafe.Sizeof(f.badID), 1},
 		{"peerID", unsafe.Offsetof(f.peerID), unsafe.Offsetof(f.chBytes) + unsafe.Sizeof(f.chBytes), 2},
 		{"state", unsafe.Offsetof(f.state), unsafe.Offsetof(f.bytes) + unsafe.Sizeof(f.bytes), 3},
-		{"st.datagrams", unsafe.Offsetof(f.st) + unsafe.Offsetof(f.st.datagrams), unsafe.Offsetof(f.st) + unsafe.Offsetof(f.st.rtt) + unsafe.Sizeof(f.st.rtt), 4},
+		{"st.datagrams", unsafe.Offsetof(f.st) + unsafe.Offsetof(f.st.datagrams), unsafe.Offsetof(f.st) + unsafe.Offsetof(f.st.rttKept) + unsafe.Sizeof(f.st.rttKept), 4},
 	}
 	for _, l := range lines {
 		if l.off/64 != l.line || (l.end-1)/64 != l.line {

@@ -386,7 +386,7 @@ func (t *Tracker) ack(f *flow, d Dir, frame int, ts int64, i int, m *Message, mi
 			}
 			p.acked, p.ackFrame, p.ackTime = true, frame, ts
 			mi.Ack, mi.RTT, mi.HasRTT = AckMatched, time.Duration(max(ts-p.first, 0)), true
-			f.addRTT(ts-p.first, t.cfg.MaxRTTSamples)
+			f.addRTT(sd, time.Duration(ts-p.first), t.cfg.MaxRTTSamples)
 			return
 		}
 		// A fragment ACK for an index the capture missed is not a mismatch.

@@ -119,8 +119,13 @@ func (t *Tracker) checkBounds() error {
 		if sum != f.rbytes {
 			return fmt.Errorf("flow %d: rbytes %d, buffers hold %d", f.id, f.rbytes, sum)
 		}
-		if len(f.st.rtt) > c.MaxRTTSamples {
-			return fmt.Errorf("flow %d: %d RTT samples", f.id, len(f.st.rtt))
+		for d := range f.st.rtt {
+			if f.st.rtt[d].Kept() > c.MaxRTTSamples {
+				return fmt.Errorf("flow %d: %d RTT samples %v", f.id, f.st.rtt[d].Kept(), Dir(d))
+			}
+		}
+		if uint64(f.st.rtt[C2S].Kept()+f.st.rtt[S2C].Kept()) != f.st.rttKept {
+			return fmt.Errorf("flow %d: rttKept %d", f.id, f.st.rttKept)
 		}
 		chBytes := 0
 		for d := range f.ch {

@@ -131,8 +131,8 @@ func TestStockExcerptsSession(t *testing.T) {
 	}
 	s := tr.Flows()[0]
 	if s.Client.Port() != 50000 || !s.HasPeerID || s.PeerID != 2 || s.PeerIDFrom != "connect" ||
-		s.Datagrams != [2]uint64{7, 7} || s.Reliable != [2]uint64{7, 9} || s.RTTCount != 4 ||
-		s.RTTMax != 50*time.Millisecond || fmt.Sprint(s.Anomalies) != "map[ack-unknown:4]" {
+		s.Datagrams != [2]uint64{7, 7} || s.Reliable != [2]uint64{7, 9} || s.RTT[C2S].Count+s.RTT[S2C].Count != 4 ||
+		max(s.RTT[C2S].Max, s.RTT[S2C].Max) != 50*time.Millisecond || fmt.Sprint(s.Anomalies) != "map[ack-unknown:4]" {
 		t.Errorf("session stats %+v", s)
 	}
 }
@@ -222,9 +222,9 @@ func TestOpenBCSession3(t *testing.T) {
 	}
 	var retransMsgs, retrans uint64
 	for i, s := range flows {
-		t.Logf("flow %d %v peer %d %q dg %v rel %v re %v keepalive %v acks %v rtt n=%d p50=%s p95=%s max=%s anoms %v",
+		t.Logf("flow %d %v peer %d %q dg %v rel %v re %v keepalive %v acks %v rtt %+v anoms %v",
 			s.ID, s.Client, s.PeerID, s.PlayerName, s.Datagrams, s.Reliable, s.Retransmissions, s.Keepalives,
-			s.Acks, s.RTTCount, s.RTTP50, s.RTTP95, s.RTTMax, s.Anomalies)
+			s.Acks, s.RTT, s.Anomalies)
 		retransMsgs += s.RetransmittedMsgs[C2S] + s.RetransmittedMsgs[S2C]
 		retrans += s.Retransmissions[C2S] + s.Retransmissions[S2C]
 		if s.PeerID != uint8(2+i) || s.PeerIDFrom != "connect" || s.PlayerName != fmt.Sprintf("Bot%d", i) {

@@ -111,8 +111,9 @@ func TestSeed001(t *testing.T) {
 				t.Errorf("c2s stats %+v", s)
 			}
 			if tc.mode == seed001FragAcks {
-				if s.RTTCount != 3 || s.RTTP50 != 100*time.Millisecond || s.RTTP95 != 110*time.Millisecond ||
-					s.RTTMax != 110*time.Millisecond || s.Acks[S2C] != 33 {
+				// The server's fragment ACKs time the client's fragments: c2s.
+				if (s.RTT != [2]RTT{C2S: {Count: 3, P50: 100 * time.Millisecond, P95: 110 * time.Millisecond, Max: 110 * time.Millisecond}}) ||
+					s.Acks[S2C] != 33 {
 					t.Errorf("RTT/ack stats %+v", s)
 				}
 			}

@@ -6,6 +6,12 @@
 // msg_count transport messages back to back. Each message starts with its
 // type byte; all multi-byte fields are little-endian (protocol-facts 3-4).
 //
+// A flow (FlowStats) is one client endpoint talking to one game server
+// endpoint; the round-trip time of its reliable messages is measured per
+// direction of the acknowledged message, first send to first matching ACK
+// (RTT has the rules: retransmissions, repeated and fragment ACKs). Every
+// command above reports flows and RTT from these, so their figures agree.
+//
 // It imports transport/anomaly and nothing else of bcdump.
 package transport
 

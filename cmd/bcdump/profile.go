@@ -33,7 +33,9 @@ the time the flows were in game (from NewPlayerInGame or the first
 StateUpdate to the flow's last datagram), bytes, payload size p50/max,
 the reliable share and duplicates (identical payloads sent again as new
 messages, not transport retransmissions); the datagram shape (messages per
-datagram, bytes per datagram); ACKs per reliable message and ACK delay;
+datagram, bytes per datagram); ACKs per reliable message; the RTT of the
+reliable messages each way (as stats prints it per flow, bcdump help
+flows);
 the retransmit ratio and interval; the latency of each request/response
 pair (Connect, PeerInfo, checksum rounds, ChecksumComplete,
 NewPlayerInGame -> MissionInit, object requests, GameSpy queries);

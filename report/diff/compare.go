@@ -65,15 +65,18 @@ type Result struct {
 }
 
 // Summary counts what Compare found. Differences is Changed + Added +
-// Removed plus one per flow whose endpoints differ (--addresses).
+// Removed plus one per flow whose endpoints differ (--addresses). Flows
+// counts the pairs of client flows (game traffic: the flows `bcdump
+// stats` counts), GameSpyFlows those of GameSpy-only flows.
 type Summary struct {
-	Flows       int `json:"flows"`
-	OldMessages int `json:"old_messages"`
-	NewMessages int `json:"new_messages"`
-	Differences int `json:"differences"`
-	Changed     int `json:"changed"`
-	Added       int `json:"added"`
-	Removed     int `json:"removed"`
+	Flows        int `json:"flows"`
+	GameSpyFlows int `json:"gamespy_flows"`
+	OldMessages  int `json:"old_messages"`
+	NewMessages  int `json:"new_messages"`
+	Differences  int `json:"differences"`
+	Changed      int `json:"changed"`
+	Added        int `json:"added"`
+	Removed      int `json:"removed"`
 }
 
 // Equal reports whether the two conversations are the same.
@@ -93,7 +96,13 @@ func Compare(old, new *Conversation, opt Options) *Result {
 		res.Summary.Removed += fd.Count[Removed]
 		res.Summary.Differences += fd.Differences()
 	}
-	res.Summary.Flows = len(res.Flows)
+	for _, fd := range res.Flows {
+		if fd.Role == RoleClient {
+			res.Summary.Flows++
+		} else {
+			res.Summary.GameSpyFlows++
+		}
+	}
 	res.Summary.OldMessages = old.Messages()
 	res.Summary.NewMessages = new.Messages()
 	return res

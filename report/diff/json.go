@@ -3,8 +3,10 @@ package diff
 import (
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/transport"
 )
 
 // maxChangesJSON bounds the changes listed for one message in the JSON
@@ -23,11 +25,12 @@ type jsonDoc struct {
 }
 
 type jsonSource struct {
-	Name      string `json:"name"`
-	Format    string `json:"format"`
-	Datagrams int    `json:"datagrams"`
-	Flows     int    `json:"flows"`
-	Messages  int    `json:"messages"`
+	Name         string `json:"name"`
+	Format       string `json:"format"`
+	Datagrams    int    `json:"datagrams"`
+	Flows        int    `json:"flows"` // client flows (game traffic), as stats counts them
+	GameSpyFlows int    `json:"gamespy_flows"`
+	Messages     int    `json:"messages"`
 }
 
 type jsonFlow struct {
@@ -45,6 +48,33 @@ type jsonFlowSide struct {
 	FirstFrame int    `json:"first_frame"`
 	C2S        int    `json:"c2s_messages"`
 	S2C        int    `json:"s2c_messages"`
+	// RTT by direction of the acknowledged message (transport.RTT), from
+	// the rtt_ms of the ACKs: the figures `bcdump stats` prints.
+	RTT jsonRTTDirs `json:"rtt"`
+}
+
+type jsonRTTDirs struct {
+	C2S jsonRTT `json:"c2s"`
+	S2C jsonRTT `json:"s2c"`
+}
+
+// jsonRTT is one direction's RTT as stats writes it (null percentiles
+// without samples).
+type jsonRTT struct {
+	Count   uint64   `json:"count"`
+	P50Ms   *float64 `json:"p50_ms"`
+	P95Ms   *float64 `json:"p95_ms"`
+	MaxMs   *float64 `json:"max_ms"`
+	Sampled bool     `json:"sampled"`
+}
+
+func rttOf(r transport.RTT) jsonRTT {
+	j := jsonRTT{Count: r.Count, Sampled: r.Sampled}
+	if r.Count > 0 {
+		ms := func(d time.Duration) *float64 { v := float64(d) / float64(time.Millisecond); return &v }
+		j.P50Ms, j.P95Ms, j.MaxMs = ms(r.P50), ms(r.P95), ms(r.Max)
+	}
+	return j
 }
 
 type jsonDiff struct {
@@ -116,7 +146,15 @@ func (r *Result) WriteJSON(w io.Writer) error {
 }
 
 func source(c *Conversation) jsonSource {
-	return jsonSource{Name: c.Name, Format: c.Format, Datagrams: c.Datagrams, Flows: len(c.Flows), Messages: c.Messages()}
+	s := jsonSource{Name: c.Name, Format: c.Format, Datagrams: c.Datagrams, Messages: c.Messages()}
+	for _, f := range c.Flows {
+		if f.Role == RoleClient {
+			s.Flows++
+		} else {
+			s.GameSpyFlows++
+		}
+	}
+	return s
 }
 
 func flowSide(f *Flow) *jsonFlowSide {
@@ -124,7 +162,8 @@ func flowSide(f *Flow) *jsonFlowSide {
 		return nil
 	}
 	return &jsonFlowSide{Number: f.Number, Client: f.Client, Server: f.Server, FirstFrame: f.FirstFrame,
-		C2S: len(f.Msgs[C2S]), S2C: len(f.Msgs[S2C])}
+		C2S: len(f.Msgs[C2S]), S2C: len(f.Msgs[S2C]),
+		RTT: jsonRTTDirs{rttOf(f.RTT(C2S)), rttOf(f.RTT(S2C))}}
 }
 
 func jsonMessage(m *Message) *jsonMsg {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bcdump/bcdump/report/record"
 	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/transport"
 )
 
 // Role tells client flows (game traffic) from GameSpy-only flows (server
@@ -82,7 +83,13 @@ type Flow struct {
 	start time.Time
 	chans [2][2]channel // [dir][low, high]
 	dels  []delivery
+	rtt   [2]transport.RTTSamples // by direction of the acknowledged message
 }
+
+// RTT is the round-trip time of the flow's reliable messages sent in dir
+// (C2S or S2C), from the rtt_ms of the ACKs the other way: the figures
+// transport.FlowStats holds for the flow.
+func (f *Flow) RTT(dir int) transport.RTT { return f.rtt[dir].Summary() }
 
 // Message is one delivered message: unfragmented, or reassembled on the
 // datagram that completed it, or one GameSpy datagram. It is small and of
@@ -237,6 +244,9 @@ func init() {
 // message folds one transport message into the flow.
 func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *record.Message) error {
 	if m.Type == typeACK {
+		if m.HasRTT {
+			f.rtt[1-dir].Add(m.RTT, transport.DefaultMaxRTTSamples) // times the other way's message
+		}
 		if !m.HasSeq || m.Ack == "unknown" || m.Ack == "mismatch" {
 			return nil
 		}

@@ -41,7 +41,11 @@ func (r *Result) WriteText(w io.Writer) error {
 // SummaryLine is the last line of the text output.
 func (r *Result) SummaryLine() string {
 	s := r.Summary
-	msg := fmt.Sprintf("%d flow%s, %d old and %d new messages compared: ", s.Flows, plural(s.Flows), s.OldMessages, s.NewMessages)
+	msg := fmt.Sprintf("%d flow%s", s.Flows, plural(s.Flows))
+	if s.GameSpyFlows > 0 {
+		msg += fmt.Sprintf(" and %d GameSpy flow%s", s.GameSpyFlows, plural(s.GameSpyFlows))
+	}
+	msg += fmt.Sprintf(", %d old and %d new messages compared: ", s.OldMessages, s.NewMessages)
 	if s.Differences == 0 {
 		return msg + "no differences"
 	}

@@ -268,7 +268,7 @@ func (b *Builder) flowDatagram(fs *flowState, d *dissect.Datagram, t float64) st
 				}
 			}
 			if tr.HasRTT {
-				f.RTTCount++
+				f.RTTCount[1-dir]++ // the ACK times the other way's message
 				fs.bins.rtt(bin, float64(tr.RTT.Microseconds())/1000)
 			}
 			if r := m.Reassembled; r != nil {

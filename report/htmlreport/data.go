@@ -54,12 +54,14 @@ type Flow struct {
 	Datagrams [2]int   `json:"datagrams"` // c2s, s2c
 	Bytes     [2]int64 `json:"bytes"`
 	Retrans   int      `json:"retransmits"`
-	RTTCount  int      `json:"rtt_samples"`
-	Anomalies [3]int   `json:"anomalies"` // note, warn, error
-	Series    Series   `json:"series"`
-	Marks     []Mark   `json:"marks"`
-	MarksLeft int      `json:"marks_omitted"`
-	Handshake string   `json:"handshake_ladder,omitempty"` // ladder id
+	// RTT samples by direction of the acknowledged message (c2s, s2c), as
+	// transport.RTT counts them: the counts `bcdump stats` prints.
+	RTTCount  [2]int `json:"rtt_samples"`
+	Anomalies [3]int `json:"anomalies"` // note, warn, error
+	Series    Series `json:"series"`
+	Marks     []Mark `json:"marks"`
+	MarksLeft int    `json:"marks_omitted"`
+	Handshake string `json:"handshake_ladder,omitempty"` // ladder id
 }
 
 // Series are a flow's binned time series, column-wise, from the flow's

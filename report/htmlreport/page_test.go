@@ -153,7 +153,7 @@ func checkDOM(t *testing.T, dom string, d *Data, all bool) {
 				t.Errorf("%s-marks: no axis", f.ID)
 			}
 		case "rtt":
-			if got := drawn.MatchString(ch); got != (f.RTTCount > 0) {
+			if got := drawn.MatchString(ch); got != (f.RTTCount[0]+f.RTTCount[1] > 0) {
 				t.Errorf("%s-rtt: drawn %v with %d RTT samples", f.ID, got, f.RTTCount)
 			}
 		default:

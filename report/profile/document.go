@@ -9,6 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/dissect/game"
 	"github.com/bcdump/bcdump/report/render"
+	"github.com/bcdump/bcdump/transport"
 )
 
 // FormatVersion is the value of the "bcdump_profile" key that marks a saved
@@ -60,6 +61,7 @@ type DirDoc struct {
 	Opcodes      []OpcodeDoc    `json:"opcodes"`
 	Shape        ShapeDoc       `json:"datagram_shape"`
 	Acks         AckDoc         `json:"acks"`
+	RTT          RTTDoc         `json:"rtt"`
 	Retransmits  RetransmitDoc  `json:"retransmits"`
 	StateUpdates StateUpdateDoc `json:"state_updates"`
 	Duplicates   DuplicateDoc   `json:"duplicates"`
@@ -100,7 +102,28 @@ type BucketDoc struct {
 	Datagrams  uint64 `json:"datagrams"`
 }
 
+// RTTDoc is the round-trip time of the reliable messages sent this way:
+// first send to the first matching ACK (transport.RTT, the figures `bcdump
+// stats` prints per flow; pooled over flows for the totals and the flows
+// beyond the limit).
+type RTTDoc struct {
+	Count   uint64   `json:"count"`
+	P50Ms   *float64 `json:"p50_ms"` // null without samples
+	P95Ms   *float64 `json:"p95_ms"`
+	MaxMs   *float64 `json:"max_ms"`
+	Sampled bool     `json:"sampled"` // percentiles over the first samples only
+}
+
+func rttDoc(r transport.RTT) RTTDoc {
+	d := RTTDoc{Count: r.Count, Sampled: r.Sampled}
+	if r.Count > 0 {
+		d.P50Ms, d.P95Ms, d.MaxMs = ptr(float64(r.P50)/1e6), ptr(float64(r.P95)/1e6), ptr(float64(r.Max)/1e6)
+	}
+	return d
+}
+
 // AckDoc is the ACKs sent this way, for reliable messages sent the other.
+// The delay is the other direction's RTT (RTTDoc).
 type AckDoc struct {
 	Acks            uint64   `json:"acks"`
 	Matched         uint64   `json:"matched"`           // first ACKs of a message (with a delay)
@@ -268,7 +291,7 @@ func (f *flow) merge(o *flow) {
 		}
 		a.acks += b.acks
 		a.acksMatched += b.acksMatched
-		a.ackDelay.merge(&b.ackDelay)
+		a.rtt.Merge(&b.rtt, transport.DefaultMaxRTTSamples)
 		a.reliable += b.reliable
 		a.retrans += b.retrans
 		a.retransIv.merge(&b.retransIv)
@@ -370,7 +393,11 @@ func (f *flow) dirDoc(di int, p *Profiler) DirDoc {
 	a := &d.Acks
 	a.Acks, a.Matched, a.ReliableOther = s.acks, s.acksMatched, f.dir[1-di].reliable
 	a.AcksPerReliable = ratio(s.acks, a.ReliableOther)
-	a.DelayP50Ms, a.DelayP95Ms, a.DelayMaxMs = msStats(&s.ackDelay)
+	// The delay of the ACKs sent this way is the RTT of the other way's
+	// messages: one figure (transport.RTT), two places in the document.
+	d.RTT = rttDoc(s.rtt.Summary())
+	other := rttDoc(f.dir[1-di].rtt.Summary())
+	a.DelayP50Ms, a.DelayP95Ms, a.DelayMaxMs = other.P50Ms, other.P95Ms, other.MaxMs
 
 	r := &d.Retransmits
 	r.Reliable, r.Retransmissions, r.Ratio = s.reliable, s.retrans, ratio(s.retrans, s.reliable)

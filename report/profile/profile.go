@@ -9,8 +9,10 @@
 // A Profiler has the shape of report.Stats: feed it every datagram of a
 // capture (Datagram), then the end events (Finish), capture after capture.
 // Its memory does not grow with capture length: counters live in fixed
-// arrays, percentiles in bounded log histograms (hist.go), and the flows,
-// objects and payloads it remembers are capped.
+// arrays, percentiles in bounded log histograms (hist.go), RTT samples in
+// transport.RTTSamples of at most transport.DefaultMaxRTTSamples per flow
+// and direction (16 KiB, reserved on the first), and the flows, objects
+// and payloads it remembers are capped.
 //
 // It imports report/stats and report/render, and dissect below them
 // (dissect/game for the opcodes' constants).
@@ -122,7 +124,9 @@ type dirState struct {
 	ops [256]*opStats // by opcode, allocated when first seen
 
 	acks, acksMatched uint64
-	ackDelay          hist // µs, first send to first matching ACK sent this way
+	// rtt times this direction's reliable messages, first send to the
+	// first matching ACK the other way (transport.RTT).
+	rtt transport.RTTSamples
 
 	reliable, retrans uint64 // reliable first sends (each fragment), resent copies
 	retransIv         hist   // µs since the previous send of the same message
@@ -255,7 +259,14 @@ func (p *Profiler) message(f *flow, di int, now int64, m *transport.Message, dm 
 		ds.acks++
 		if t.HasRTT {
 			ds.acksMatched++
-			ds.ackDelay.add(uint64(max(t.RTT.Microseconds(), 0)))
+			// The ACK times a message of the other direction. Its
+			// samples take their whole room at once (16 KiB), so the
+			// hot path stays free of allocations once a flow is known.
+			r := &f.dir[1-di].rtt
+			if r.Cap() == 0 {
+				r.Reserve(transport.DefaultMaxRTTSamples)
+			}
+			r.Add(t.RTT, transport.DefaultMaxRTTSamples)
 		}
 		return
 	}

@@ -304,7 +304,7 @@ type flowDoc struct {
 	Finished   bool         `json:"finished"`
 	C2S        flowDirDoc   `json:"c2s"`
 	S2C        flowDirDoc   `json:"s2c"`
-	RTT        rttDoc       `json:"rtt"`
+	RTT        rttDirsDoc   `json:"rtt"`
 	Anomalies  []anomalyDoc `json:"anomalies"`
 }
 
@@ -319,6 +319,13 @@ type flowDirDoc struct {
 	Fragments         uint64 `json:"fragments"`
 	Reassembled       uint64 `json:"reassembled"`
 	PeerIDMismatches  uint64 `json:"peer_id_mismatches"`
+}
+
+// rttDirsDoc holds the RTT of each direction of the acknowledged message
+// (transport.RTT): c2s times the client's messages, s2c the server's.
+type rttDirsDoc struct {
+	C2S rttDoc `json:"c2s"`
+	S2C rttDoc `json:"s2c"`
 }
 
 type rttDoc struct {
@@ -447,18 +454,23 @@ func flowDocOf(f *statsFlow) flowDoc {
 		id := f.PeerID
 		fd.PeerID = &id
 	}
-	r := &fd.RTT
-	r.Count, r.Sampled = f.RTTCount, f.RTTSampled
-	if f.RTTCount > 0 {
-		mx := ms(f.RTTMax)
+	fd.RTT.C2S, fd.RTT.S2C = rttDocOf(&f.RTT[transport.C2S], f.Other), rttDocOf(&f.RTT[transport.S2C], f.Other)
+	fd.Anomalies = anomalyList(f.Anomalies)
+	return fd
+}
+
+// rttDocOf is one direction's RTT; a sum of flows has no percentiles.
+func rttDocOf(t *transport.RTT, sum bool) rttDoc {
+	r := rttDoc{Count: t.Count, Sampled: t.Sampled}
+	if t.Count > 0 {
+		mx := ms(t.Max)
 		r.MaxMs = &mx
-		if !f.Other {
-			p50, p95 := ms(f.RTTP50), ms(f.RTTP95)
+		if !sum {
+			p50, p95 := ms(t.P50), ms(t.P95)
 			r.P50Ms, r.P95Ms = &p50, &p95
 		}
 	}
-	fd.Anomalies = anomalyList(f.Anomalies)
-	return fd
+	return r
 }
 
 func flowDirOf(f *transport.FlowStats, d transport.Dir) flowDirDoc {
@@ -631,20 +643,8 @@ func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) 
 		state = "finished"
 	}
 	fmt.Fprintf(w, "  time    %s .. %s (%s, %s)\n", short(f.First), short(f.Last), fmtMs(f.DurationMs), state)
-	r := &f.RTT
-	switch {
-	case r.Count == 0:
-		fmt.Fprintf(w, "  rtt     no samples\n")
-	case r.P50Ms == nil:
-		fmt.Fprintf(w, "  rtt     max %s (%d samples)\n", fmtMs(*r.MaxMs), r.Count)
-	default:
-		sampled := ""
-		if r.Sampled {
-			sampled = ", percentiles over the first samples"
-		}
-		fmt.Fprintf(w, "  rtt     p50 %s  p95 %s  max %s (%d samples%s)\n",
-			fmtMs(*r.P50Ms), fmtMs(*r.P95Ms), fmtMs(*r.MaxMs), r.Count, sampled)
-	}
+	writeRTT(w, "c2s", &f.RTT.C2S)
+	writeRTT(w, "s2c", &f.RTT.S2C)
 	tb.reset("traffic", "c2s", "s2c", "total")
 	c, s := &f.C2S, &f.S2C
 	tb.row("datagrams", c.Datagrams, s.Datagrams)
@@ -665,6 +665,30 @@ func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) 
 		tb.total(p.PaintSev(label, a.Severity), a.Count)
 	}
 	return tb.render()
+}
+
+// writeRTT writes one direction's RTT line of a flow.
+func writeRTT(w io.Writer, dir string, r *rttDoc) {
+	switch {
+	case r.Count == 0:
+		fmt.Fprintf(w, "  rtt %s no samples\n", dir)
+	case r.P50Ms == nil:
+		fmt.Fprintf(w, "  rtt %s max %s (%s)\n", dir, fmtMs(*r.MaxMs), samples(r.Count))
+	default:
+		sampled := ""
+		if r.Sampled {
+			sampled = ", percentiles over the first samples"
+		}
+		fmt.Fprintf(w, "  rtt %s p50 %s  p95 %s  max %s (%s%s)\n",
+			dir, fmtMs(*r.P50Ms), fmtMs(*r.P95Ms), fmtMs(*r.MaxMs), samples(r.Count), sampled)
+	}
+}
+
+func samples(n uint64) string {
+	if n == 1 {
+		return "1 sample"
+	}
+	return u(n) + " samples"
 }
 
 func fmtMs(v float64) string {

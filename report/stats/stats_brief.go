@@ -11,7 +11,8 @@ import (
 
 // WriteBrief writes one line per flow, like tshark -z conv,udp: the
 // client (and server), peer id, player, duration, datagrams and bytes
-// each way (c2s/s2c), RTT p50 and p95, retransmissions each way and the
+// each way (c2s/s2c), RTT p50 and p95 each way (of the acknowledged
+// messages: transport.RTT), retransmissions each way and the
 // flow's anomalies by severity (error/warn/note). Several captures add a
 // source column. "-" marks what is not known.
 func (s *Stats) WriteBrief(w io.Writer) error { return s.WriteBriefWidth(w, 0) }
@@ -24,7 +25,7 @@ func (s *Stats) WriteBriefWidth(w io.Writer, width int) error {
 	multi := len(d.Sources) > 1
 	cols := []fit.Column{{Head: "FLOW"}, {Head: "CLIENT"}, {Head: "SERVER", Drop: 4}, {Head: "PEER", Drop: 5},
 		{Head: "PLAYER"}, {Head: "DURATION", Drop: 3}, {Head: "DGRAMS c2s/s2c"}, {Head: "BYTES c2s/s2c", Drop: 8},
-		{Head: "RTT p50", Drop: 2}, {Head: "RTT p95", Drop: 6}, {Head: "RETX c2s/s2c", Drop: 7}, {Head: "ANOMALIES e/w/n"}}
+		{Head: "RTT p50 c2s/s2c", Drop: 2}, {Head: "RTT p95 c2s/s2c", Drop: 6}, {Head: "RETX c2s/s2c", Drop: 7}, {Head: "ANOMALIES e/w/n"}}
 	if multi {
 		cols = append([]fit.Column{{Head: "SOURCE", Drop: 1}}, cols...)
 	}
@@ -64,10 +65,17 @@ func briefRow(f *flowDoc, multi bool) []string {
 	if f.PlayerName != "" {
 		player = quote.String(f.PlayerName)
 	}
-	p50, p95 := "-", "-"
-	if f.RTT.P50Ms != nil {
-		p50, p95 = fmtMs(*f.RTT.P50Ms), fmtMs(*f.RTT.P95Ms)
+	rtt := func(r *rttDoc, p95 bool) string {
+		switch {
+		case r.P50Ms == nil:
+			return "-"
+		case p95:
+			return fmtMs(*r.P95Ms)
+		}
+		return fmtMs(*r.P50Ms)
 	}
+	p50 := rtt(&f.RTT.C2S, false) + "/" + rtt(&f.RTT.S2C, false)
+	p95 := rtt(&f.RTT.C2S, true) + "/" + rtt(&f.RTT.S2C, true)
 	var sev [3]uint64 // error, warn, note
 	for _, a := range f.Anomalies {
 		switch a.Severity {

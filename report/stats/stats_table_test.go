@@ -68,7 +68,8 @@ func manyFlowStats(n int) *Stats {
 			Server: netip.MustParseAddrPort("127.0.0.1:22101"), PeerID: 2, HasPeerID: true, PeerIDFrom: "connect",
 			PlayerName: "Bot0", First: at, Last: at.Add(21 * time.Second), Datagrams: [2]uint64{842, 599},
 			Bytes: [2]uint64{22675, 43200}, Acks: [2]uint64{166, 74}, Reliable: [2]uint64{74, 175}, Keepalives: [2]uint64{0, 20},
-			RTTCount: 240, RTTP50: 10 * time.Millisecond, RTTP95: 22 * time.Millisecond, RTTMax: 295 * time.Millisecond,
+			RTT: [2]transport.RTT{{Count: 74, P50: 11 * time.Millisecond, P95: 23 * time.Millisecond, Max: 295 * time.Millisecond},
+				{Count: 166, P50: 10 * time.Millisecond, P95: 22 * time.Millisecond, Max: 120 * time.Millisecond}},
 			Anomalies: map[anomaly.Code]int{anomaly.PayloadMalformed: 141, anomaly.SeqReuse: 1, anomaly.ChecksumDirHash: 3},
 			Finished:  true, Flows: 1,
 		}

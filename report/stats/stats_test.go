@@ -145,7 +145,7 @@ func TestStatsSampleCounts(t *testing.T) {
 	}
 	f := d.Flows[0]
 	if f.Source != "sample.pcap" || f.Client != "192.168.1.20:2655" || f.PeerID == nil || *f.PeerID != 2 ||
-		f.PlayerName != "Cady2" || f.C2S.Fragments != 3 || f.C2S.Reassembled != 1 || f.RTT.Count != 19 {
+		f.PlayerName != "Cady2" || f.C2S.Fragments != 3 || f.C2S.Reassembled != 1 || f.RTT.C2S.Count+f.RTT.S2C.Count != 19 {
 		t.Errorf("flow %+v", f)
 	}
 }
@@ -362,8 +362,9 @@ func TestStatsJSONKeys(t *testing.T) {
 	for _, k := range dir {
 		want = append(want, ".flows[].c2s."+k, ".flows[].s2c."+k)
 	}
+	want = append(want, ".flows[].rtt.c2s", ".flows[].rtt.s2c")
 	for _, k := range []string{"count", "max_ms", "p50_ms", "p95_ms", "sampled"} {
-		want = append(want, ".flows[].rtt."+k)
+		want = append(want, ".flows[].rtt.c2s."+k, ".flows[].rtt.s2c."+k)
 	}
 	for _, k := range []string{"c2s", "known", "opcode", "opcode_hex", "opcode_name", "s2c"} {
 		want = append(want, ".opcodes[]."+k)

@@ -2,7 +2,6 @@ package story
 
 import (
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 
@@ -61,9 +60,9 @@ type player struct {
 	kills, deaths, score int64
 	hasScore             bool
 
-	rtt      [2]rttSamples // by direction of the acknowledged message: 0 c2s, 1 s2c
-	reliable [2]uint64     // reliable first sends (each fragment) by direction
-	retrans  [2]uint64     // retransmitted copies by direction
+	rtt      [2]transport.RTTSamples // by direction of the acknowledged message: 0 c2s, 1 s2c
+	reliable [2]uint64               // reliable first sends (each fragment) by direction
+	retrans  [2]uint64               // retransmitted copies by direction
 }
 
 type leaveKind uint8
@@ -117,37 +116,6 @@ func (p *player) label() string {
 		return "peer " + itoa(int64(p.peer))
 	}
 	return p.addr.String()
-}
-
-// rttSamples keeps the first MaxRTTSamples round-trip times in
-// microseconds; count and max are exact.
-type rttSamples struct {
-	us    []uint32
-	count uint64
-	max   time.Duration
-}
-
-func (r *rttSamples) add(d time.Duration) {
-	d = max(d, 0)
-	r.count++
-	r.max = max(r.max, d)
-	if len(r.us) < MaxRTTSamples {
-		r.us = append(r.us, uint32(min(d.Microseconds(), 1<<32-1)))
-	}
-}
-
-// percentiles are nearest-rank, as transport.FlowStats computes them.
-func (r *rttSamples) percentiles() (p50, p95 time.Duration) {
-	n := len(r.us)
-	if n == 0 {
-		return 0, 0
-	}
-	s := slices.Clone(r.us)
-	slices.Sort(s)
-	rank := func(p int) time.Duration {
-		return time.Duration(s[max((n*p+99)/100-1, 0)]) * time.Microsecond
-	}
-	return rank(50), rank(95)
 }
 
 // verdict is the outcome of a player's checksum handshake.

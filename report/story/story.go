@@ -37,8 +37,9 @@ const (
 	// so a flood of them cannot push the story itself out.
 	MaxAnomalyLines = MaxTimeline / 2
 	// MaxRTTSamples per player and direction (4 bytes each); percentiles
-	// are over the first ones, as `bcdump stats` does per flow.
-	MaxRTTSamples = 1024
+	// are over the first ones, as `bcdump stats` keeps per flow and
+	// direction (transport.RTT: the same samples, the same figures).
+	MaxRTTSamples = transport.DefaultMaxRTTSamples
 )
 
 // dedupWindow is how long a copy of a broadcast or relayed payload (the
@@ -449,7 +450,7 @@ func (s *server) game(d *dissect.Datagram, cli netip.AddrPort) {
 		case transport.TypeACK:
 			if m.Track.HasRTT {
 				// The ACK clears a message of the other direction.
-				p.rtt[1-di].add(m.Track.RTT)
+				p.rtt[1-di].Add(m.Track.RTT, MaxRTTSamples)
 			}
 			if d.Dir == dissect.C2S {
 				p.host.acked(tm, d.Frame)

@@ -118,7 +118,9 @@ func TestVerdictEnteredDespiteFragmentBug(t *testing.T) {
 }
 
 // The findings of each join, by nature: the stock fragment bug is a
-// harmless finding, never the cause; the host's faults are named; the
+// harmless finding, never the cause; the host's faults are named (a
+// checksum answer it never followed up), a request the client never
+// answered is none of them; the
 // bundled unacked-fragment capture stops after GameInit with the bug as a
 // finding.
 func TestVerdictFindings(t *testing.T) {
@@ -131,6 +133,9 @@ func TestVerdictFindings(t *testing.T) {
 		{"host-never-acks", []string{NatureHostFault}, "the host never ACKed the client's fragments"},
 		{"host-acks-without-frag-flag", []string{NatureHostFault}, "the host ACKed the client's fragments without the fragment flag"},
 		{"checksum-not-followed-up", []string{NatureHostFault}, "the host never followed up the client's checksum round 0 answer [4]"},
+		// The client never answered the host's request: a fact about the
+		// client (the cause checksum-unanswered), no fault of the host.
+		{"checksum-unanswered", nil, ""},
 		{"capture-ended", nil, ""},
 		{"client-disconnected", nil, ""},
 		{"testdata/unacked-fragment.pcap", []string{NatureStockBug}, "unacked-fragment bug"},

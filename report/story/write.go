@@ -132,12 +132,15 @@ type ChecksumDoc struct {
 }
 
 // RTT are round-trip times in milliseconds of one direction's reliable
-// messages (first send to first matching ACK).
+// messages (first send to first matching ACK), as transport.RTT defines
+// them: the figures `bcdump stats` prints for the player's flow.
 type RTT struct {
 	Samples uint64  `json:"samples"`
 	P50     float64 `json:"p50"`
 	P95     float64 `json:"p95"`
 	Max     float64 `json:"max"`
+	// Sampled: the percentiles cover the first MaxRTTSamples samples only.
+	Sampled bool `json:"sampled"`
 }
 
 // LineDoc is one timeline line.
@@ -376,9 +379,8 @@ func playerDoc(p *player) PlayerDoc {
 		d.Kills, d.Deaths, d.Score = &k, &de, &sc
 	}
 	for i, dir := range dirs {
-		r := &p.rtt[i]
-		p50, p95 := r.percentiles()
-		d.RTT[dir] = RTT{Samples: r.count, P50: ms(p50), P95: ms(p95), Max: ms(r.max)}
+		r := p.rtt[i].Summary()
+		d.RTT[dir] = RTT{Samples: r.Count, P50: ms(r.P50), P95: ms(r.P95), Max: ms(r.Max), Sampled: r.Sampled}
 		d.Reliable[dir] = p.reliable[i]
 		d.Retransmits[dir] = p.retrans[i]
 		d.RetransmitRatio[dir] = ratio(p.retrans[i], p.reliable[i])
