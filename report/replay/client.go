@@ -394,17 +394,11 @@ func (d *driver) recordedEnd() time.Duration {
 	return 0
 }
 
+// sleep waits t, or until ctx ends.
 func (d *driver) sleep(ctx context.Context, t time.Duration) {
 	tm := time.NewTimer(t)
 	defer tm.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tm.C:
-			return
-		}
-	}
+	_ = await(ctx, tm.C)
 }
 
 // identity is how this client's identity moved so far; under d.mu.
