@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/bcdump/bcdump/checksum"
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport/anomaly"
 )
@@ -81,10 +80,7 @@ func (o *decodeFlags) options(s *streams) (dissect.Options, error) {
 		}
 	}
 	if o.manifest != "" {
-		if err := s.reading(o.manifest); err != nil {
-			return opt, fmt.Errorf("--manifest: %w", err)
-		}
-		m, err := checksum.LoadFile(o.manifest)
+		m, err := s.loadManifest(o.manifest)
 		if err != nil {
 			return opt, fmt.Errorf("--manifest: %w", err)
 		}

@@ -150,17 +150,7 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	if o.duration < 0 {
 		return fmt.Errorf("--duration %v: the duration cannot be negative", o.duration)
 	}
-	if o.write == "-" {
-		return errors.New("-w -: stdout carries the decoded datagrams; give a file name")
-	}
-	rep, err := newReporter(s, o.format, o.color, o.cipher, true)
-	if err != nil {
-		return err
-	}
-	if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
-		return err
-	}
-	errColor, err := useColor(o.color, s.err)
+	rep, errColor, err := liveOutput(s, o.write, o.format, o.color, o.cipher, &o.widthFlags)
 	if err != nil {
 		return err
 	}
@@ -178,18 +168,9 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 		in = out
 	}
 
-	// Stop requests are caught before the banner says capture is on. A
-	// reader of stdout that goes away (| head) is one too: with SIGPIPE
-	// caught, the write fails with EPIPE instead of killing the process
-	// before the -w file is closed. SIGHUP (the terminal or ssh session
-	// closed) stops it the same way.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	// Stop requests are caught before the banner says capture is on.
+	ctx, stop := stopContext(ctx, o.duration)
 	defer stop()
-	if o.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.duration)
-		defer cancel()
-	}
 	fmt.Fprintf(s.err, "bcdump: capturing on %s (%s), UDP ports %s; Ctrl-C stops\n",
 		src.Name(), src.LinkType(), portList(opt.Ports))
 
@@ -206,6 +187,59 @@ func runLive(ctx context.Context, s *streams, o *liveOptions) error {
 	runErr := sess.Run(ctx, in, liveSinks(st, gate, show))
 	stop() // a second Ctrl-C during the summary ends the program
 	return finishLive(s, render.NewPalette(errColor), src, out, sess, st, shown.printed, gate, runErr, o.verbose)
+}
+
+// liveOutput sets up what live and proxy show as they go: the reporter
+// on stdout (-F, --color, --cipher; flushed datagram by datagram, shaped
+// by -t, --wide and --width) and whether stderr is coloured. -w cannot be
+// stdout: stdout carries the decoded datagrams.
+func liveOutput(s *streams, write, format, color string, cipher bool, wf *widthFlags) (rep render.Reporter, errColor bool, err error) {
+	if write == "-" {
+		return nil, false, errors.New("-w -: stdout carries the decoded datagrams; give a file name")
+	}
+	rep, err = newReporter(s, format, color, cipher, true)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := wf.shape(rep, format, s.out); err != nil {
+		return nil, false, err
+	}
+	errColor, err = useColor(color, s.err)
+	if err != nil {
+		return nil, false, err
+	}
+	return rep, errColor, nil
+}
+
+// stopContext is ctx ended by a stop request, for live and proxy: Ctrl-C
+// (SIGINT), SIGTERM, SIGHUP (the terminal or ssh session closed), SIGPIPE
+// (a reader of stdout that goes away, as with | head: with it caught, the
+// write fails with EPIPE instead of killing the process before the -w
+// file is closed), or d passing (0: no limit). stop ends the context and
+// the catching, so that a second Ctrl-C ends the program.
+func stopContext(ctx context.Context, d time.Duration) (_ context.Context, stop context.CancelFunc) {
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	if d <= 0 {
+		return ctx, stopSignals
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, func() { cancel(); stopSignals() }
+}
+
+// firstErr is the first error of a live or proxy run, the one reported:
+// the run's own (EPIPE, stdout's reader gone as with | head, is a stop
+// request, not a failure: the summary still goes to stderr), then those
+// of closing its outputs.
+func firstErr(runErr error, closeErrs ...error) error {
+	if runErr != nil && !errors.Is(runErr, syscall.EPIPE) {
+		return runErr
+	}
+	for _, err := range closeErrs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // liveSinks are the sinks of a live Session: the stats summary, the
@@ -292,22 +326,11 @@ func finishLive(s *streams, pal render.Palette, src *capture.Live, out *liveWrit
 	st.AddUnlisted(sess.Unlisted())
 	cs := src.Stats()
 	src.Close()
-	if errors.Is(runErr, syscall.EPIPE) {
-		// stdout's reader went away (| head): a stop request, not a
-		// failure; the summary still goes to stderr.
-		runErr = nil
-	}
-	errs := []error{runErr}
+	var closeErr error
 	if out != nil {
-		errs = append(errs, out.close())
+		closeErr = out.close()
 	}
-	var failed error
-	for _, err := range errs {
-		if err != nil {
-			failed = err
-			break
-		}
-	}
+	failed := firstErr(runErr, closeErr)
 	// After an error the tables are left out: the count of what was
 	// captured, then the error, printed last by the caller, alone.
 	if failed == nil && verbose {

@@ -113,10 +113,7 @@ Exit status: 0 no differences, 1 differences, 2 trouble.`,
 }
 
 func runManifestVerify(s *streams, manifest, gameDir string) error {
-	if err := s.reading(manifest); err != nil {
-		return fmt.Errorf("manifest verify: %w", err)
-	}
-	m, err := checksum.LoadFile(manifest)
+	m, err := s.loadManifest(manifest)
 	if err != nil {
 		return fmt.Errorf("manifest verify: %w", err)
 	}

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
+import (
+	"github.com/bcdump/bcdump/checksum"
+	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
+)
 
 // reading records files the run reads: the captures of its arguments as
 // expanded (a folder's captures), a --manifest, the game files manifest
@@ -11,6 +14,15 @@ import "github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 func (s *streams) reading(names ...string) error {
 	s.inputs = append(s.inputs, names...)
 	return outfile.CheckStdout(s.out, outfile.Options{Inputs: names, Stdin: s.in})
+}
+
+// loadManifest loads the manifest file name (--manifest, manifest
+// verify's), an input of the run (reading).
+func (s *streams) loadManifest(name string) (*checksum.Manifest, error) {
+	if err := s.reading(name); err != nil {
+		return nil, err
+	}
+	return checksum.LoadFile(name)
 }
 
 // outputRules are the rules of package outfile for an output of this run:

@@ -7,11 +7,8 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -157,17 +154,7 @@ func runProxy(ctx context.Context, s *streams, o *proxyOptions) error {
 	if o.count < 0 || o.duration < 0 {
 		return errors.New("-c and --duration cannot be negative")
 	}
-	if o.write == "-" {
-		return errors.New("-w -: stdout carries the decoded datagrams; give a file name")
-	}
-	rep, err := newReporter(s, o.format, o.color, o.cipher, true)
-	if err != nil {
-		return err
-	}
-	if err := o.widthFlags.shape(rep, o.format, s.out); err != nil {
-		return err
-	}
-	errColor, err := useColor(o.color, s.err)
+	rep, errColor, err := liveOutput(s, o.write, o.format, o.color, o.cipher, &o.widthFlags)
 	if err != nil {
 		return err
 	}
@@ -212,13 +199,8 @@ func runProxy(ctx context.Context, s *streams, o *proxyOptions) error {
 		src.out, src.w, src.outName = f, w, o.write
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	ctx, stop := stopContext(ctx, o.duration)
 	defer stop()
-	if o.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.duration)
-		defer cancel()
-	}
 	if proxyStarted != nil {
 		proxyStarted(r.Addr(), stop)
 	}
@@ -330,25 +312,16 @@ func finishProxy(s *streams, pal render.Palette, r *relay, src *proxySource, ses
 	st *stats.Stats, an *story.Analyzer, printed int, gate *severityGate, runErr error, verbose bool) error {
 	st.AddFlows("proxy", sess.Flows())
 	st.AddUnlisted(sess.Unlisted())
-	if errors.Is(runErr, syscall.EPIPE) {
-		runErr = nil
-	}
-	errs := []error{runErr}
+	var closeErr error
 	if src.w != nil {
 		if err := src.w.Flush(); err != nil {
 			src.out.Abort()
-			errs = append(errs, fmt.Errorf("-w %s: %w", src.outName, err))
+			closeErr = fmt.Errorf("-w %s: %w", src.outName, err)
 		} else if err := src.out.Commit(); err != nil {
-			errs = append(errs, fmt.Errorf("-w %s: %w", src.outName, err))
+			closeErr = fmt.Errorf("-w %s: %w", src.outName, err)
 		}
 	}
-	var failed error
-	for _, err := range errs {
-		if err != nil {
-			failed = err
-			break
-		}
-	}
+	failed := firstErr(runErr, closeErr)
 	if failed == nil {
 		if err := an.WriteTable(s.err); err != nil {
 			fmt.Fprintf(s.err, "bcdump: session story: %v\n", err)

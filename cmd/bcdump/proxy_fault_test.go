@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/transport/endpoint"
 	"github.com/bcdump/bcdump/transport/transporttest"
 )
@@ -258,5 +260,43 @@ func TestProxyErrors(t *testing.T) {
 		if strings.Count(strings.TrimSpace(errs), "\n") > 3 {
 			t.Errorf("%v: more than the error:\n%s", tc.args, errs)
 		}
+	}
+}
+
+// TestProxyHeldBound: with maxHeld datagrams held already, a delay or
+// reorder fault sends the datagram on at once and its record says why.
+func TestProxyHeldBound(t *testing.T) {
+	transporttest.NeedUDP(t)
+	// A server that never answers: the test's datagrams are the only
+	// traffic.
+	silent, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	r := testRelay(t, silent.LocalAddr().String(), []string{"delay 1s", "reorder"})
+	r.opt.maxHeld = 0
+	c := r.client(netip.MustParseAddrPort("127.0.0.1:9"))
+	judge := newFaultJudge(r.opt.rules, r.opt.dissect, 1)
+	for ri, want := range []string{
+		`fault rule 1 "delay 1s": delay: not delayed, too many datagrams held`,
+		`fault rule 2 "reorder": reorder: not held, too many datagrams held`,
+	} {
+		r.applyWhole(c, dissect.C2S, benchDatagram, judge, ri, "")
+		select {
+		case rec := <-r.queue:
+			if rec.fault != want || !rec.passed {
+				t.Errorf("rule %d: fault %q (passed %v), want %q, passed", ri+1, rec.fault, rec.passed, want)
+			}
+			r.pool <- rec
+		default:
+			t.Fatalf("rule %d: the datagram was not sent on", ri+1)
+		}
+	}
+	if n := r.heldOverflow.Load(); n != 2 {
+		t.Errorf("heldOverflow %d, want 2", n)
+	}
+	if n := r.held.Load(); n != 0 {
+		t.Errorf("%d datagrams held, want 0", n)
 	}
 }

@@ -407,10 +407,7 @@ func (r *relay) applyWhole(c *relayClient, dir dissect.Dir, b []byte, judge *fau
 		}
 		r.send(c, dir, cp, fmt.Sprintf("%s: byte %d changed", label, pos))
 	case faultDelay:
-		if r.held.Add(1) > int64(r.opt.maxHeld) {
-			r.held.Add(-1)
-			r.heldOverflow.Add(1)
-			r.send(c, dir, b, label+": not delayed, too many datagrams held")
+		if !r.hold(c, dir, b, label, "not delayed") {
 			return
 		}
 		cp := append([]byte(nil), b...)
@@ -419,10 +416,7 @@ func (r *relay) applyWhole(c *relayClient, dir dissect.Dir, b []byte, judge *fau
 			r.send(c, dir, cp, fmt.Sprintf("%s %v", label, rule.delay))
 		})
 	case faultReorder:
-		if r.held.Add(1) > int64(r.opt.maxHeld) {
-			r.held.Add(-1)
-			r.heldOverflow.Add(1)
-			r.send(c, dir, b, label+": not held, too many datagrams held")
+		if !r.hold(c, dir, b, label, "not held") {
 			return
 		}
 		h := &heldDg{b: append([]byte(nil), b...), fault: label + ": held, sent after the next datagram"}
@@ -448,6 +442,19 @@ func (r *relay) applyWhole(c *relayClient, dir dissect.Dir, b []byte, judge *fau
 			}
 		})
 	}
+}
+
+// hold takes one of the maxHeld places for a datagram a fault holds
+// back (delay, reorder). With none left it says false and b goes on at
+// once, its fault "LABEL: NOTHELD, too many datagrams held".
+func (r *relay) hold(c *relayClient, dir dissect.Dir, b []byte, label, notHeld string) bool {
+	if r.held.Add(1) <= int64(r.opt.maxHeld) {
+		return true
+	}
+	r.held.Add(-1)
+	r.heldOverflow.Add(1)
+	r.send(c, dir, b, label+": "+notHeld+", too many datagrams held")
+	return false
 }
 
 // applyMsgs re-frames the judged datagram: messages a rule acts on are

@@ -145,11 +145,7 @@ func runReplay(ctx context.Context, s *streams, o *replayOptions, input string, 
 		return err
 	}
 	ropt := replay.Options{Speed: speed, Gate: o.gate, ConnectWait: o.connectWait, Settle: o.settle}
-	if o.manifest != "" {
-		if ropt.Manifest, err = checksum.LoadFile(o.manifest); err != nil {
-			return err
-		}
-	}
+	ropt.Manifest = dopt.Manifest // --manifest, loaded by o.options
 	if o.gameDir != "" {
 		if ropt.Manifest, err = checksum.Generate(o.gameDir); err != nil {
 			return fmt.Errorf("--game-dir: %w", err)

@@ -37,10 +37,7 @@ Scripts/Multiplayer files), as <field>_name.`,
 	generate := func(b *bytes.Buffer) error {
 		var names *checksum.Resolver
 		if manifest != "" {
-			if err := s.reading(manifest); err != nil {
-				return fmt.Errorf("--manifest: %w", err)
-			}
-			m, err := checksum.LoadFile(manifest)
+			m, err := s.loadManifest(manifest)
 			if err != nil {
 				return fmt.Errorf("--manifest: %w", err)
 			}

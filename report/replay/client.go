@@ -153,18 +153,8 @@ func Drive(ctx context.Context, conv *Conversation, server netip.AddrPort, opt O
 	if err != nil {
 		return nil, err
 	}
-	local := conn.LocalAddr().(*net.UDPAddr).AddrPort()
-	d.live.Local = local
-	cfg := endpoint.Config{Role: endpoint.Client, Name: conv.Name, Port: local.Port(), OnEvent: d.event}
-	if local.Addr().Is4() {
-		cfg.Addr = local.Addr()
-	}
-	var tap endpoint.Tap
-	if opt.Tap != nil {
-		tap = func(out bool, peer netip.AddrPort, b []byte) { opt.Tap(out, local, peer, b) }
-	}
-	d.ep = endpoint.New(cfg)
-	d.node = endpoint.NewNodeTap(d.ep, conn, tap)
+	d.live.Local = conn.LocalAddr().(*net.UDPAddr).AddrPort() // before the Node's reader can call d.event
+	d.ep, d.node = startNode(conn, endpoint.Config{Role: endpoint.Client, Name: conv.Name, OnEvent: d.event}, opt.Tap)
 	defer d.node.Close()
 	d.start = time.Now()
 
@@ -404,17 +394,11 @@ func (d *driver) recordedEnd() time.Duration {
 	return 0
 }
 
+// sleep waits t, or until ctx ends.
 func (d *driver) sleep(ctx context.Context, t time.Duration) {
 	tm := time.NewTimer(t)
 	defer tm.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tm.C:
-			return
-		}
-	}
+	_ = await(ctx, tm.C)
 }
 
 // identity is how this client's identity moved so far; under d.mu.

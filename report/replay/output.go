@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/bcdump/bcdump/report/fit"
 	"github.com/bcdump/bcdump/report/quote"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // Differences counts the rows that differ.
@@ -29,14 +28,7 @@ func Differences(rows []Row) int {
 // width (0: no limit); text from the recording or the wire is quoted.
 func WriteTable(w io.Writer, rows []Row, all bool, width int) error {
 	align := []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	t.Header("CLIENT", "PHASE", "KIND", "ITEM", "RECORDED", "LIVE", "")
+	t := stats.NewTextTable(w, align, "CLIENT", "PHASE", "KIND", "ITEM", "RECORDED", "LIVE", "")
 	// Fixed columns take about 50 characters; the three text columns share
 	// the rest.
 	cell := 0

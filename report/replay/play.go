@@ -35,21 +35,14 @@ func Play(ctx context.Context, runs [][]*Conversation, server netip.AddrPort, op
 				defer wg.Done()
 				t := time.NewTimer(delay)
 				defer t.Stop()
-				select {
-				case <-ctx.Done():
-					e[i] = ctx.Err()
+				err := await(ctx, t.C)
+				if err == nil && wait != nil {
+					err = await(ctx, wait) // the client before has joined
+				}
+				if err != nil {
+					e[i] = err
 					close(copt.joined)
 					return
-				case <-t.C:
-				}
-				if wait != nil {
-					select {
-					case <-ctx.Done():
-						e[i] = ctx.Err()
-						close(copt.joined)
-						return
-					case <-wait:
-					}
 				}
 				l[i], e[i] = Drive(ctx, c, server, copt)
 			}()
@@ -72,4 +65,14 @@ func Play(ctx context.Context, runs [][]*Conversation, server netip.AddrPort, op
 		}
 	}
 	return lives, errs
+}
+
+// await waits for ch to deliver, or for ctx's end (its error).
+func await[T any](ctx context.Context, ch <-chan T) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+		return nil
+	}
 }

@@ -46,18 +46,26 @@ type session struct {
 func NewServer(runs [][]*Conversation, conn *net.UDPConn, opt Options) *Server {
 	s := &Server{opt: opt.withDefaults(), runs: runs, joining: map[netip.AddrPort]*Conversation{},
 		sessions: map[netip.AddrPort]*session{}, wake: make(chan struct{}, 1)}
+	s.ep, s.node = startNode(conn, endpoint.Config{Role: endpoint.Host, OnEvent: s.event, AssignID: s.assign}, opt.Tap)
+	return s
+}
+
+// startNode runs an endpoint with cfg on conn, for the client and the
+// server alike: cfg takes the socket's port (and its address, when IPv4),
+// and tap (nil: none) sees every datagram with the socket's address as
+// local.
+func startNode(conn *net.UDPConn, cfg endpoint.Config, tap func(out bool, local, remote netip.AddrPort, b []byte)) (*endpoint.Endpoint, *endpoint.Node) {
 	local := conn.LocalAddr().(*net.UDPAddr).AddrPort()
-	cfg := endpoint.Config{Role: endpoint.Host, Port: local.Port(), OnEvent: s.event, AssignID: s.assign}
+	cfg.Port = local.Port()
 	if local.Addr().Is4() {
 		cfg.Addr = local.Addr()
 	}
-	var tap endpoint.Tap
-	if opt.Tap != nil {
-		tap = func(out bool, peer netip.AddrPort, b []byte) { opt.Tap(out, local, peer, b) }
+	var nodeTap endpoint.Tap
+	if tap != nil {
+		nodeTap = func(out bool, peer netip.AddrPort, b []byte) { tap(out, local, peer, b) }
 	}
-	s.ep = endpoint.New(cfg)
-	s.node = endpoint.NewNodeTap(s.ep, conn, tap)
-	return s
+	ep := endpoint.New(cfg)
+	return ep, endpoint.NewNodeTap(ep, conn, nodeTap)
 }
 
 // Addr is where the server listens.
