@@ -120,15 +120,22 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if err != nil {
 		return err
 	}
-	// One bound for the process: each side keeps the content of its
-	// messages in memory up to an eighth of --flow-memory, the rest in a
-	// temporary file (bcdump help memory).
+	// One bound for the process (bcdump help memory): the decoder's flow
+	// tracker gets half of --flow-memory while a capture side is read;
+	// each of the five stores (content and message records of each side,
+	// the edits) keeps a sixteenth in memory and the rest in a temporary
+	// file; the alignment windows take about another sixteenth (some 220
+	// bytes per message of a window, both sides).
 	bound, err := parseByteSize(o.memory)
 	if err != nil {
 		return fmt.Errorf("--flow-memory %w", err)
 	}
-	dopt.MaxFlowBytes = bound
-	opt.SpillBytes = max(bound/8, 1)
+	if limitMemory != nil {
+		limitMemory(int64(bound) + memoryHeadroom)
+	}
+	dopt.MaxFlowBytes = max(bound/2, 1)
+	opt.SpillBytes = max(bound/16, 1)
+	opt.Window = min(max(bound/(16*256), 64), 1<<16)
 	old, err := loadSide(s, oldName, dopt, flt, &opt)
 	if err != nil {
 		return err
@@ -141,6 +148,7 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	}
 	defer nw.Close()
 	res := diff.Compare(old, nw, opt)
+	defer res.Close()
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {

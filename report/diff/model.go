@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strconv"
 	"time"
 
@@ -45,8 +44,10 @@ type Conversation struct {
 	Datagrams int    // datagram records read
 	Flows     []*Flow
 
-	store *leafStore
-	opt   Options // what the content hashes were made under
+	store    *leafStore
+	log      *msgLog
+	opt      Options // what the content hashes were made under
+	maxFrame int
 }
 
 // Close releases the conversation's spilled content, if any.
@@ -54,18 +55,26 @@ func (c *Conversation) Close() error {
 	if c == nil {
 		return nil
 	}
-	return c.store.Close()
+	err := c.store.Close()
+	if e := c.log.sp.Close(); err == nil {
+		err = e
+	}
+	return err
 }
 
 // Spilled says the content of the messages went to a temporary file
 // (their encoding passed the store's memory budget).
 func (c *Conversation) Spilled() bool { return c.store != nil && c.store.Spilled() }
 
+// RecordsSpilled says the messages' fixed records went to a temporary
+// file too.
+func (c *Conversation) RecordsSpilled() bool { return c.log != nil && c.log.sp.Spilled() }
+
 // Messages counts the delivered messages of all flows.
 func (c *Conversation) Messages() int {
 	n := 0
 	for _, f := range c.Flows {
-		n += len(f.Msgs[C2S]) + len(f.Msgs[S2C])
+		n += f.count[C2S] + f.count[S2C]
 	}
 	return n
 }
@@ -77,11 +86,31 @@ type Flow struct {
 	Client     string // ip:port
 	Server     string
 	FirstFrame int
-	Msgs       [2][]Message // C2S, S2C, in capture order
+
+	conv  *Conversation
+	count [2]int    // messages per direction
+	head  [2]int64  // first record of each direction in conv.log, -1 none
+	tail  [2]int64  // last record
+	sig   [2]uint64 // hash of the sequence of content hashes (conversation signature)
 
 	start time.Time
 	chans [2][2]channel // [dir][low, high]
-	dels  []delivery
+}
+
+// Len is the number of messages of direction d (C2S or S2C).
+func (f *Flow) Len(d int) int { return f.count[d] }
+
+// Messages returns the messages of direction d in capture order, read back
+// from the conversation's store (for tests and small inputs: a diff reads
+// them one at a time).
+func (f *Flow) Messages(d int) []Message {
+	var out []Message
+	it := f.conv.iter(f, d)
+	var m Message
+	for it.read(&m) {
+		out = append(out, m)
+	}
+	return out
 }
 
 // Message is one delivered message: unfragmented, or reassembled on the
@@ -95,6 +124,7 @@ type Message struct {
 	n     uint32
 	typ   uint16 // transport type name, or "GameSpy": store.names[typ]
 	op    uint16 // game opcode name, if any: store.names[op]
+	rec   int64  // its record in the conversation's msgLog
 
 	Frame   int32 // datagram that delivered it
 	Seq     int32 // reliable: seq relative to its channel's first; else -1
@@ -131,15 +161,15 @@ type channel struct {
 	started bool
 	last    uint16
 	lastRel int
-	seqs    map[uint16]int // seq -> index in Flow.dels
+	seqs    map[uint16]delivery // a seq's latest message (seqWindow)
 }
 
-// delivery joins resends and ACKs to the message of a seq; idx is -1 while
-// the message's fragments are still being reassembled.
+// delivery joins resends and ACKs to the message of a seq; rec is its
+// record, -1 while the message's fragments are still being reassembled.
 type delivery struct {
-	dir, idx int
-	resends  int
-	acked    bool
+	rec     int64
+	resends int32
+	acked   bool
 }
 
 // builder turns datagram records into a Conversation.
@@ -156,7 +186,7 @@ func newBuilder(name, format string, opt *Options) *builder {
 		opt = &Options{}
 	}
 	st := newLeafStore(opt.SpillBytes)
-	return &builder{conv: &Conversation{Name: name, Format: format, store: st, opt: *opt}, opt: opt,
+	return &builder{conv: &Conversation{Name: name, Format: format, store: st, log: newMsgLog(opt.SpillBytes), opt: *opt}, opt: opt,
 		flows: make(map[[2]netip.AddrPort]*Flow)}
 }
 
@@ -183,7 +213,8 @@ func (b *builder) add(r *record.Datagram) error {
 	key := [2]netip.AddrPort{client, server}
 	f := b.flows[key]
 	if f == nil {
-		f = &Flow{Role: RoleGameSpy, Client: client.String(), Server: server.String(), FirstFrame: r.Frame, start: t}
+		f = &Flow{Role: RoleGameSpy, Client: client.String(), Server: server.String(), FirstFrame: r.Frame, start: t,
+			conv: b.conv, head: [2]int64{-1, -1}, tail: [2]int64{-1, -1}}
 		b.flows[key] = f
 		b.conv.Flows = append(b.conv.Flows, f)
 	}
@@ -201,7 +232,7 @@ func (b *builder) add(r *record.Datagram) error {
 			b.ls = append(b.ls, Leaf{Path: "text", Value: string(render.AppendJSONBytes(nil, r.Text))})
 		}
 		b.store(&m)
-		f.Msgs[dir] = append(f.Msgs[dir], m)
+		b.file(f, dir, &m)
 		return nil
 	}
 	f.Role = RoleClient
@@ -244,15 +275,24 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		if m.AckLow {
 			ch = 0
 		}
-		if di, ok := f.chans[1-dir][ch].seqs[m.Seq]; ok {
-			f.dels[di].acked = true
+		c := &f.chans[1-dir][ch]
+		if d, ok := c.seqs[m.Seq]; ok && !d.acked {
+			d.acked = true
+			c.seqs[m.Seq] = d
+			if d.rec >= 0 {
+				b.conv.log.deliver(d.rec, d.resends, true)
+			}
 		}
 		return nil
 	}
 	c := &f.chans[dir][channelOf(m.Type)]
 	if m.Retransmit && m.HasSeq {
-		if di, ok := c.seqs[m.Seq]; ok {
-			f.dels[di].resends++
+		if d, ok := c.seqs[m.Seq]; ok {
+			d.resends++
+			c.seqs[m.Seq] = d
+			if d.rec >= 0 {
+				b.conv.log.deliver(d.rec, d.resends, d.acked)
+			}
 		}
 	}
 	if m.Reassembled == nil {
@@ -264,8 +304,8 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 			// the last fragment arrives; resends and ACKs before that
 			// gather in a pending delivery.
 			if m.HasSeq {
-				if di, ok := c.seqs[m.Seq]; !ok || f.dels[di].idx >= 0 {
-					c.setSeq(m.Seq, f.newDelivery(dir, -1))
+				if d, ok := c.seqs[m.Seq]; !ok || d.rec >= 0 {
+					c.setSeq(m.Seq, delivery{rec: -1})
 				}
 			}
 			return nil
@@ -316,14 +356,16 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 			c.last = s
 		}
 		msg.Seq = int32(c.lastRel)
-		n := len(f.Msgs[dir])
-		if di, ok := c.seqs[s]; ok && f.dels[di].idx < 0 && m.Reassembled != nil {
-			f.dels[di].idx = n
-		} else {
-			c.setSeq(s, f.newDelivery(dir, n))
+		d, ok := c.seqs[s]
+		if !ok || d.rec >= 0 || m.Reassembled == nil {
+			d = delivery{}
 		}
+		msg.Resends, msg.Acked = d.resends, d.acked
+		d.rec = b.file(f, dir, &msg)
+		c.setSeq(s, d)
+		return nil
 	}
-	f.Msgs[dir] = append(f.Msgs[dir], msg)
+	b.file(f, dir, &msg)
 	return nil
 }
 
@@ -395,40 +437,57 @@ func (b *builder) fieldLeaves(ls []Leaf, fs []record.Field) ([]Leaf, error) {
 	return ls, nil
 }
 
-func (c *channel) setSeq(s uint16, di int) {
+// seqWindow is how far behind a channel's latest seq a message still
+// takes ACKs and resends: filing seq s forgets s-seqWindow, so a channel
+// keeps about seqWindow deliveries (at most 65,536 if seqs jump about).
+// Bridge Commander resends and ACKs within a few dozen seqs.
+const seqWindow = 4096
+
+func (c *channel) setSeq(s uint16, d delivery) {
 	if c.seqs == nil {
-		c.seqs = make(map[uint16]int)
+		c.seqs = make(map[uint16]delivery)
 	}
-	c.seqs[s] = di
+	delete(c.seqs, s-seqWindow)
+	c.seqs[s] = d
 }
 
-func (f *Flow) newDelivery(dir, idx int) int {
-	f.dels = append(f.dels, delivery{dir: dir, idx: idx})
-	return len(f.dels) - 1
+// file appends m to direction dir of f: its record goes to the log, chained
+// after the direction's previous one, and its content hash into the flow's
+// signature. It returns the record's index.
+func (b *builder) file(f *Flow, dir int, m *Message) int64 {
+	i := b.conv.log.add(m)
+	if f.tail[dir] >= 0 {
+		b.conv.log.link(f.tail[dir], i)
+	} else {
+		f.head[dir] = i
+	}
+	f.tail[dir] = i
+	f.count[dir]++
+	f.sig[dir] = sigStep(f.sig[dir], m.hash)
+	b.conv.maxFrame = max(b.conv.maxFrame, int(m.Frame))
+	return i
 }
 
-// finish numbers the flows by role and copies resends and ACKs into the
-// messages.
+// sigStep extends a direction's signature by one content hash: the
+// signature is a 64-bit hash of the sequence, made as the messages come,
+// so pairing flows by whole conversation needs no conversation in memory.
+func sigStep(s, h uint64) uint64 {
+	s = (s ^ h) * 0x9E3779B97F4A7C15
+	return s ^ s>>29
+}
+
+// finish numbers the flows by role and drops the delivery state (resends
+// and ACKs are already in the records).
 func (b *builder) finish() *Conversation {
 	var n [3]int
 	for _, f := range b.conv.Flows {
 		n[f.Role]++
 		f.Number = n[f.Role]
-		for _, d := range f.dels {
-			if d.idx >= 0 && d.idx < len(f.Msgs[d.dir]) {
-				m := &f.Msgs[d.dir][d.idx]
-				m.Resends, m.Acked = int32(d.resends), d.acked
-			}
-		}
-		f.dels = nil
 		f.chans = [2][2]channel{}
-		for d := range 2 {
-			// Drop the room append left: a side is held until the end.
-			if ms := f.Msgs[d]; cap(ms) > len(ms)+len(ms)/8 {
-				f.Msgs[d] = slices.Clone(ms)
-			}
-		}
 	}
 	b.flows = nil
+	if sp := b.conv.log.sp; sp.Spilled() {
+		sp.flush() // a read-back must not see the tail in memory only
+	}
 	return b.conv
 }
