@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bcdump/bcdump/report/record"
 )
 
 // synthTrace writes a trace of one client flow of n reliable Data
@@ -229,5 +231,84 @@ func TestWindowDrift(t *testing.T) {
 	defer whole.Close()
 	if whole.Summary.Unaligned != 0 || whole.Summary.Added != 40 || whole.Summary.Differences != 40 {
 		t.Errorf("with a large window: %+v", whole.Summary)
+	}
+}
+
+// Past Options.MaxFlows a side's further flows are one merged flow, in
+// capture order: it is compared like any flow (equal to itself, a changed
+// message found), and both outputs say what was merged.
+func TestMergedFlows(t *testing.T) {
+	opt := Options{MaxFlows: 1}
+	loadOpt := func(name string, b []byte) *Conversation {
+		t.Helper()
+		c, err := LoadJSON(name, bytes.NewReader(traceOf(t, b)), &opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a := loadOpt("a", twoClients(t, "hello", false))
+	if len(a.Flows) != 2 || a.Flows[1].Role != RoleMerged || a.Merged == 0 || a.Flows[1].Merged != a.Merged {
+		t.Fatalf("flows %d, merged %d", len(a.Flows), a.Merged)
+	}
+	same := Compare(a, a, opt)
+	defer same.Close()
+	if !same.Equal() {
+		t.Errorf("the merged flow differs from itself: %+v", same.Summary)
+	}
+	b := loadOpt("b", twoClients(t, "howdy", false))
+	res := Compare(a, b, opt)
+	defer res.Close()
+	if res.Equal() || res.Flows[1].Count[Changed] == 0 || res.Flows[0].Differences() != 0 {
+		t.Errorf("the changed chat of the second client not found in the merged flow: %+v", res.Summary)
+	}
+	var text, js bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"flow 2 (merged: the flows past the first 1 of a side)", "compared as one merged flow"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	for _, want := range []string{`"merged_datagrams": `, `"role": "merged"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("JSON lacks %q", want)
+		}
+	}
+}
+
+// The resend and ACK state of all flows stays within its bound: past it,
+// the least recently active flows' state is dropped, and the messages
+// filed stay as they were.
+func TestDeliveriesBounded(t *testing.T) {
+	dir := t.TempDir()
+	name := synthTrace(t, dir, 3000, false)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder("x", "json", &Options{})
+	b.maxHeld = 100 * deliveryBytes
+	peak := 0
+	err = readTrace(bytes.NewReader(data), nil, func(r *record.Datagram) error {
+		err := b.add(r)
+		peak = max(peak, b.held)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := b.finish()
+	defer c.Close()
+	if peak > 100 || c.DeliveriesDropped == 0 {
+		t.Errorf("peak %d deliveries held, %d drops", peak, c.DeliveriesDropped)
+	}
+	if c.Messages() != 3000 {
+		t.Errorf("%d messages", c.Messages())
 	}
 }

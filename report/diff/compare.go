@@ -173,7 +173,7 @@ func pairFlows(old, new *Conversation, opt *Options) []*FlowDiff {
 		n   [2]int
 	}
 	var out []*FlowDiff
-	for _, role := range []Role{RoleClient, RoleGameSpy} {
+	for _, role := range []Role{RoleClient, RoleGameSpy, RoleMerged} {
 		var oi, ni []int
 		for i, f := range old.Flows {
 			if f.Role == role {

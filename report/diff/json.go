@@ -23,6 +23,9 @@ type jsonSource struct {
 	Datagrams int    `json:"datagrams"`
 	Flows     int    `json:"flows"`
 	Messages  int    `json:"messages"`
+	// Datagrams of the flows past Options.MaxFlows, compared as one
+	// merged flow (role "merged").
+	MergedDatagrams int `json:"merged_datagrams,omitempty"`
 }
 
 type jsonFlow struct {
@@ -182,7 +185,7 @@ func (j *jsonStream) close(last bool) {
 }
 
 func source(c *Conversation) jsonSource {
-	return jsonSource{Name: c.Name, Format: c.Format, Datagrams: c.Datagrams, Flows: len(c.Flows), Messages: c.Messages()}
+	return jsonSource{Name: c.Name, Format: c.Format, Datagrams: c.Datagrams, Flows: len(c.Flows), Messages: c.Messages(), MergedDatagrams: c.Merged}
 }
 
 func flowSide(f *Flow) *jsonFlowSide {

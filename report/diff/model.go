@@ -18,11 +18,15 @@ type Role uint8
 const (
 	RoleClient  Role = iota + 1 // carries game datagrams (GameSpy ones too, if any)
 	RoleGameSpy                 // GameSpy datagrams only
+	RoleMerged                  // the flows past Options.MaxFlows, as one
 )
 
 func (r Role) String() string {
-	if r == RoleGameSpy {
+	switch r {
+	case RoleGameSpy:
 		return "gamespy"
+	case RoleMerged:
+		return "merged"
 	}
 	return "client"
 }
@@ -42,7 +46,11 @@ type Conversation struct {
 	Name      string // file name as given
 	Format    string // "capture" or "json"
 	Datagrams int    // datagram records read
-	Flows     []*Flow
+	Merged    int    // datagrams of the flows past Options.MaxFlows (RoleMerged)
+	// DeliveriesDropped counts the times the resend and ACK state of a
+	// flow was dropped to stay within Options.SpillBytes (setSeq).
+	DeliveriesDropped int
+	Flows             []*Flow
 
 	store    *leafStore
 	log      *msgLog
@@ -86,6 +94,7 @@ type Flow struct {
 	Client     string // ip:port
 	Server     string
 	FirstFrame int
+	Merged     int // RoleMerged: its datagrams
 
 	conv  *Conversation
 	count [2]int    // messages per direction
@@ -95,6 +104,10 @@ type Flow struct {
 
 	start time.Time
 	chans [2][2]channel // [dir][low, high]
+
+	held         int   // deliveries in chans' maps
+	lprev, lnext *Flow // deliveryLRU
+	inLRU        bool
 }
 
 // Len is the number of messages of direction d (C2S or S2C).
@@ -174,11 +187,16 @@ type delivery struct {
 
 // builder turns datagram records into a Conversation.
 type builder struct {
-	conv  *Conversation
-	opt   *Options
-	flows map[[2]netip.AddrPort]*Flow
-	ls    []Leaf // scratch: one message's leaves
-	path  []byte // scratch: a leaf path being built
+	conv     *Conversation
+	opt      *Options
+	flows    map[[2]netip.AddrPort]*Flow
+	maxFlows int
+	merged   *Flow // the flows past maxFlows
+	held     int   // deliveries held, all flows
+	maxHeld  int   // bytes of them allowed (Options.SpillBytes)
+	lru      deliveryLRU
+	ls       []Leaf // scratch: one message's leaves
+	path     []byte // scratch: a leaf path being built
 }
 
 func newBuilder(name, format string, opt *Options) *builder {
@@ -187,7 +205,7 @@ func newBuilder(name, format string, opt *Options) *builder {
 	}
 	st := newLeafStore(opt.SpillBytes)
 	return &builder{conv: &Conversation{Name: name, Format: format, store: st, log: newMsgLog(opt.SpillBytes), opt: *opt}, opt: opt,
-		flows: make(map[[2]netip.AddrPort]*Flow)}
+		flows: make(map[[2]netip.AddrPort]*Flow), maxFlows: opt.maxFlows(), maxHeld: max(opt.spillBytes(), minHeld)}
 }
 
 // store files the scratch leaves as m's content.
@@ -212,12 +230,25 @@ func (b *builder) add(r *record.Datagram) error {
 	b.conv.Datagrams++
 	key := [2]netip.AddrPort{client, server}
 	f := b.flows[key]
+	if f == nil && len(b.flows) >= b.maxFlows {
+		// Past the bound every further flow is one: its datagrams go to
+		// the merged flow, in capture order.
+		if b.merged == nil {
+			b.merged = &Flow{Role: RoleMerged, Client: "*", Server: "*", FirstFrame: r.Frame, start: t,
+				conv: b.conv, head: [2]int64{-1, -1}, tail: [2]int64{-1, -1}}
+			b.conv.Flows = append(b.conv.Flows, b.merged)
+		}
+		f = b.merged
+		f.Merged++
+		b.conv.Merged++
+	}
 	if f == nil {
 		f = &Flow{Role: RoleGameSpy, Client: client.String(), Server: server.String(), FirstFrame: r.Frame, start: t,
 			conv: b.conv, head: [2]int64{-1, -1}, tail: [2]int64{-1, -1}}
 		b.flows[key] = f
 		b.conv.Flows = append(b.conv.Flows, f)
 	}
+	b.lru.touch(f)
 	at := t.Sub(f.start)
 	if r.Kind == record.KindGameSpy {
 		m := Message{Frame: int32(r.Frame), Msg: -1, At: at, typ: b.conv.store.nameID("GameSpy"), Seq: -1, Channel: -1}
@@ -235,7 +266,9 @@ func (b *builder) add(r *record.Datagram) error {
 		b.file(f, dir, &m)
 		return nil
 	}
-	f.Role = RoleClient
+	if f.Role != RoleMerged {
+		f.Role = RoleClient
+	}
 	for i := range r.Messages {
 		if err := b.message(f, dir, r.Frame, i, at, &r.Messages[i]); err != nil {
 			return fmt.Errorf("frame %d message %d: %w", r.Frame, i, err)
@@ -267,7 +300,13 @@ func init() {
 
 // message folds one transport message into the flow.
 func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *record.Message) error {
+	// The merged flow interleaves many flows' seqs: no seq is followed,
+	// no ACK or resend joined.
+	merged := f.Role == RoleMerged
 	if m.Type == typeACK {
+		if merged {
+			return nil
+		}
 		if !m.HasSeq || m.Ack == "unknown" || m.Ack == "mismatch" {
 			return nil
 		}
@@ -286,7 +325,7 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		return nil
 	}
 	c := &f.chans[dir][channelOf(m.Type)]
-	if m.Retransmit && m.HasSeq {
+	if m.Retransmit && m.HasSeq && !merged {
 		if d, ok := c.seqs[m.Seq]; ok {
 			d.resends++
 			c.seqs[m.Seq] = d
@@ -303,9 +342,9 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 			// A first send of a fragment: the message is delivered when
 			// the last fragment arrives; resends and ACKs before that
 			// gather in a pending delivery.
-			if m.HasSeq {
+			if m.HasSeq && !merged {
 				if d, ok := c.seqs[m.Seq]; !ok || d.rec >= 0 {
-					c.setSeq(m.Seq, delivery{rec: -1})
+					b.setSeq(f, c, m.Seq, delivery{rec: -1})
 				}
 			}
 			return nil
@@ -346,7 +385,7 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		b.ls = append(b.ls, Leaf{Path: "payload_hex", Value: string(render.AppendHexJSON(nil, p.Bytes))})
 	}
 	b.store(&msg)
-	if m.Reliable && m.HasSeq {
+	if m.Reliable && m.HasSeq && !merged {
 		s := m.Seq
 		msg.Channel = int8(channelOf(m.Type))
 		if !c.started {
@@ -362,7 +401,7 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		}
 		msg.Resends, msg.Acked = d.resends, d.acked
 		d.rec = b.file(f, dir, &msg)
-		c.setSeq(s, d)
+		b.setSeq(f, c, s, d)
 		return nil
 	}
 	b.file(f, dir, &msg)
@@ -440,15 +479,83 @@ func (b *builder) fieldLeaves(ls []Leaf, fs []record.Field) ([]Leaf, error) {
 // seqWindow is how far behind a channel's latest seq a message still
 // takes ACKs and resends: filing seq s forgets s-seqWindow, so a channel
 // keeps about seqWindow deliveries (at most 65,536 if seqs jump about).
-// Bridge Commander resends and ACKs within a few dozen seqs.
 const seqWindow = 4096
 
-func (c *channel) setSeq(s uint16, d delivery) {
+// deliveryBytes is what the builder counts per delivery held (map entry
+// and its share of the map's buckets).
+const deliveryBytes = 48
+
+// minHeld is the least delivery state kept, whatever Options.SpillBytes.
+const minHeld = 1 << 20
+
+// setSeq files d as the delivery of seq s on channel c of f. The deliveries
+// of all flows are counted; past Options.SpillBytes of them (1 MiB at
+// least), those of the least recently active flows are dropped
+// (deliveryLRU), so a resend or ACK of a message filed before that is not
+// joined to it (its seq numbering goes on).
+func (b *builder) setSeq(f *Flow, c *channel, s uint16, d delivery) {
 	if c.seqs == nil {
 		c.seqs = make(map[uint16]delivery)
 	}
+	n := len(c.seqs)
 	delete(c.seqs, s-seqWindow)
 	c.seqs[s] = d
+	if k := len(c.seqs) - n; k != 0 {
+		f.held += k
+		b.held += k
+	}
+	if !f.inLRU && f.held > 0 {
+		b.lru.pushFront(f)
+	}
+	for b.held*deliveryBytes > b.maxHeld && b.lru.tail != nil {
+		v := b.lru.tail
+		b.held -= v.held
+		v.held = 0
+		for dir := range 2 {
+			for ch := range 2 {
+				v.chans[dir][ch].seqs = nil
+			}
+		}
+		b.lru.remove(v)
+		b.conv.DeliveriesDropped++
+	}
+}
+
+// deliveryLRU lists the flows holding deliveries, most recently active
+// first.
+type deliveryLRU struct{ head, tail *Flow }
+
+func (l *deliveryLRU) pushFront(f *Flow) {
+	f.lprev, f.lnext, f.inLRU = nil, l.head, true
+	if l.head != nil {
+		l.head.lprev = f
+	}
+	l.head = f
+	if l.tail == nil {
+		l.tail = f
+	}
+}
+
+func (l *deliveryLRU) remove(f *Flow) {
+	if f.lprev != nil {
+		f.lprev.lnext = f.lnext
+	} else {
+		l.head = f.lnext
+	}
+	if f.lnext != nil {
+		f.lnext.lprev = f.lprev
+	} else {
+		l.tail = f.lprev
+	}
+	f.lprev, f.lnext, f.inLRU = nil, nil, false
+}
+
+// touch marks f as the most recently active flow.
+func (l *deliveryLRU) touch(f *Flow) {
+	if f.inLRU && l.head != f {
+		l.remove(f)
+		l.pushFront(f)
+	}
 }
 
 // file appends m to direction dir of f: its record goes to the log, chained
@@ -479,13 +586,15 @@ func sigStep(s, h uint64) uint64 {
 // finish numbers the flows by role and drops the delivery state (resends
 // and ACKs are already in the records).
 func (b *builder) finish() *Conversation {
-	var n [3]int
+	var n [4]int
 	for _, f := range b.conv.Flows {
 		n[f.Role]++
 		f.Number = n[f.Role]
 		f.chans = [2][2]channel{}
+		f.lprev, f.lnext = nil, nil
 	}
 	b.flows = nil
+	b.lru = deliveryLRU{}
 	if sp := b.conv.log.sp; sp.Spilled() {
 		sp.flush() // a read-back must not see the tail in memory only
 	}

@@ -38,6 +38,27 @@ type Options struct {
 	// each are aligned at once. Sides that drift further apart than that
 	// within a flow direction are not realigned (Summary.Unaligned).
 	Window int
+	// MaxFlows bounds the flows of each side (0: DefaultMaxFlows): the
+	// datagrams of further flows go to one merged flow (RoleMerged), in
+	// capture order, where seqs, ACKs and resends are not followed.
+	MaxFlows int
+}
+
+// DefaultMaxFlows is Options.MaxFlows when 0.
+const DefaultMaxFlows = 1 << 16
+
+func (o *Options) spillBytes() int {
+	if o.SpillBytes <= 0 {
+		return DefaultSpillBytes
+	}
+	return o.SpillBytes
+}
+
+func (o *Options) maxFlows() int {
+	if o.MaxFlows <= 0 {
+		return DefaultMaxFlows
+	}
+	return o.MaxFlows
 }
 
 // sameCompared says o and p compare the same leaves (the content hashes

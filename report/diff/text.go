@@ -51,6 +51,9 @@ func (r *Result) SummaryLine() string {
 		msg += fmt.Sprintf(", %d flow%s with other addresses", a, plural(a))
 	}
 	msg += ")"
+	if r.Old.Merged > 0 || r.New.Merged > 0 {
+		msg += fmt.Sprintf("; the flows past the first %d of a side were compared as one merged flow (%d old and %d new datagrams)", r.Opt.maxFlows(), r.Old.Merged, r.New.Merged)
+	}
 	if s.Unaligned > 0 {
 		msg += fmt.Sprintf("; in %d alignment window%s of %d messages the sides had nothing in common (taken as removed and added in order)", s.Unaligned, plural(s.Unaligned), r.Opt.window())
 	}
@@ -67,6 +70,9 @@ func plural(n int) string {
 // label names the flow pair: "flow 2 (client #2)", "flow 2 (client #2,
 // NEW #3)", "flow 4 (client #4, only in OLD)".
 func (fd *FlowDiff) label() string {
+	if fd.Role == RoleMerged {
+		return fmt.Sprintf("flow %d (merged: the flows past the first %d of a side)", fd.Index, fd.res.Opt.maxFlows())
+	}
 	var num string
 	switch {
 	case fd.New == nil:
