@@ -25,11 +25,9 @@ type diffOptions struct {
 	ignore      []string
 	prof        profileDiffFlags // --profile mode (profile_diff.go)
 	fitFlags
-	// memory is diff's --flow-memory: it bounds the decoded content each
-	// side keeps in memory (an eighth of it) besides the flows. It is not
-	// decodeFlags.flowMemory, which also sets the runtime's soft memory
-	// limit: what diff holds per message grows with the inputs, and a
-	// limit sized for the flows would make the GC fight it.
+	// memory is diff's --flow-memory: the bound of the whole diff, shared
+	// out in runDiff. It is not decodeFlags.flowMemory, which hands all of
+	// it to the decoder's tracker; runDiff sets the same soft memory limit.
 	memory string
 }
 
@@ -81,7 +79,7 @@ Exit status: 0 equal, 1 different, 2 trouble.` + profileDiffHelp,
 	f.BoolVar(&o.retransmits, "retransmits", false, "also compare how often reliable messages were resent and whether they were ACKed")
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop a key path from the comparison, e.g. fields.game_time (repeatable)")
 	o.decodeFlags.registerInput(f)
-	f.StringVar(&o.memory, "flow-memory", defaultFlowMemory, "bound on the flows tracked at once while decoding a capture; each side also keeps at most an eighth of it of decoded message content in memory, the rest in a temporary file (bcdump help memory)")
+	f.StringVar(&o.memory, "flow-memory", defaultFlowMemory, "memory bound of the whole diff: half for the flows tracked while decoding a capture, the rest for what the sides and the comparison keep before a temporary file (bcdump help memory)")
 	o.prof.register(f)
 	o.fitFlags.register(f)
 	return cmd
@@ -120,15 +118,27 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	if err != nil {
 		return err
 	}
-	// One bound for the process: each side keeps the content of its
-	// messages in memory up to an eighth of --flow-memory, the rest in a
-	// temporary file (bcdump help memory).
+	// One bound for the process (bcdump help memory), B = --flow-memory:
+	// the decoder's flow tracker gets B/2 while a capture side is read;
+	// each of the seven stores (message content, message records and
+	// resend/ACK state of each side; the edits) keeps B/64 in memory, the
+	// rest in a temporary file (the resend/ACK state is dropped instead,
+	// 1 MiB at least); the alignment window is B/16384 messages (some 220
+	// bytes each, both sides); each side keeps B/16 of flows (about 512
+	// bytes a flow with its pair), the flows past that merged into one.
+	// That is three quarters of B; the soft memory limit is B plus the
+	// headroom the other commands get.
 	bound, err := parseByteSize(o.memory)
 	if err != nil {
 		return fmt.Errorf("--flow-memory %w", err)
 	}
-	dopt.MaxFlowBytes = bound
-	opt.SpillBytes = max(bound/8, 1)
+	if limitMemory != nil {
+		limitMemory(int64(bound) + memoryHeadroom)
+	}
+	dopt.MaxFlowBytes = max(bound/2, 1)
+	opt.SpillBytes = max(bound/64, 1)
+	opt.Window = min(max(bound/16384, 64), 1<<16)
+	opt.MaxFlows = max(bound/16/512, 64)
 	old, err := loadSide(s, oldName, dopt, flt, &opt)
 	if err != nil {
 		return err
@@ -141,6 +151,7 @@ func runDiff(s *streams, o *diffOptions, oldName, newName string, fl *pflag.Flag
 	}
 	defer nw.Close()
 	res := diff.Compare(old, nw, opt)
+	defer res.Close()
 	if o.format == "json" {
 		err = res.WriteJSON(s.out)
 	} else {

@@ -14,8 +14,11 @@ const workBudget = 50_000_000
 // greedyWindow is how far the greedy fallback looks ahead to resynchronize.
 const greedyWindow = 32
 
-type aligner struct {
-	a, b   []uint32
+// An aligner is reused across the windows of one comparison; work counts
+// the snake steps of one flow direction (Compare resets it), so the budget
+// holds for a direction whatever its number of windows.
+type aligner[K comparable] struct {
+	a, b   []K
 	match  []int32 // per a index: the matched b index, or -1
 	vf, vb []int
 	work   int
@@ -24,16 +27,28 @@ type aligner struct {
 // align returns, for every element of a, the index of the element of b it
 // is matched with, or -1. Matches are strictly increasing in both indices
 // and only pair equal elements.
-func align(a, b []uint32) []int32 {
-	al := &aligner{a: a, b: b, match: make([]int32, len(a))}
+func align[K comparable](a, b []K) []int32 {
+	var al aligner[K]
+	return al.align(a, b)
+}
+
+// align is align, reusing the aligner's memory: the result is valid until
+// the next call.
+func (al *aligner[K]) align(a, b []K) []int32 {
+	al.a, al.b = a, b
+	if cap(al.match) < len(a) {
+		al.match = make([]int32, len(a))
+	}
+	al.match = al.match[:len(a)]
 	for i := range al.match {
 		al.match[i] = -1
 	}
 	al.compare(0, len(a), 0, len(b))
+	al.a, al.b = nil, nil
 	return al.match
 }
 
-func (al *aligner) compare(aLo, aHi, bLo, bHi int) {
+func (al *aligner[K]) compare(aLo, aHi, bLo, bHi int) {
 	a, b := al.a, al.b
 	for aLo < aHi && bLo < bHi && a[aLo] == b[bLo] {
 		al.match[aLo] = int32(bLo)
@@ -61,7 +76,7 @@ func (al *aligner) compare(aLo, aHi, bLo, bHi int) {
 // middleSnake finds the middle snake of an optimal path through the edit
 // graph of a[aLo:aHi] and b[bLo:bHi]: it runs from (x, y) to (u, v) in
 // absolute indices. ok is false when the work budget ran out.
-func (al *aligner) middleSnake(aLo, aHi, bLo, bHi int) (x, y, u, v int, ok bool) {
+func (al *aligner[K]) middleSnake(aLo, aHi, bLo, bHi int) (x, y, u, v int, ok bool) {
 	a, b := al.a[aLo:aHi], al.b[bLo:bHi]
 	n, m := len(a), len(b)
 	maxD := (n + m + 1) / 2
@@ -123,7 +138,7 @@ func (al *aligner) middleSnake(aLo, aHi, bLo, bHi int) (x, y, u, v int, ok bool)
 // greedy aligns a[aLo:aHi] with b[bLo:bHi] in one pass: equal heads match;
 // otherwise the nearest equal pair within greedyWindow on both sides is
 // taken, the elements before it being deleted and inserted.
-func (al *aligner) greedy(aLo, aHi, bLo, bHi int) {
+func (al *aligner[K]) greedy(aLo, aHi, bLo, bHi int) {
 	a, b := al.a, al.b
 	i, j := aLo, bLo
 	for i < aHi && j < bHi {

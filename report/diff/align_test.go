@@ -106,7 +106,7 @@ func TestAlignGreedy(t *testing.T) {
 	for range 500 {
 		a := randSeq(r, r.IntN(200), 1+r.IntN(50))
 		b := randSeq(r, r.IntN(200), 1+r.IntN(50))
-		al := &aligner{a: a, b: b, match: make([]int32, len(a))}
+		al := &aligner[uint32]{a: a, b: b, match: make([]int32, len(a))}
 		for i := range al.match {
 			al.match[i] = -1
 		}
@@ -115,7 +115,7 @@ func TestAlignGreedy(t *testing.T) {
 	}
 	a := []uint32{1, 2, 3, 4, 5, 6}
 	b := []uint32{1, 2, 9, 9, 3, 4, 5, 6}
-	al := &aligner{a: a, b: b, match: []int32{-1, -1, -1, -1, -1, -1}}
+	al := &aligner[uint32]{a: a, b: b, match: []int32{-1, -1, -1, -1, -1, -1}}
 	al.greedy(0, len(a), 0, len(b))
 	if n := checkMatch(t, a, b, al.match); n != 6 {
 		t.Fatalf("greedy matched %d of 6 after an insertion", n)

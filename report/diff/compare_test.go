@@ -141,8 +141,9 @@ func findEdit(res *Result, w wantDiff) *Edit {
 		if fd.Index != w.flow {
 			continue
 		}
-		for i := range fd.Dirs[w.dir] {
-			e := &fd.Dirs[w.dir][i]
+		es := fd.Edits(w.dir)
+		for i := range es {
+			e := &es[i]
 			if e.Op != w.op || (e.Old == nil) != (w.oldFrame == 0) || (e.New == nil) != (w.newFrame == 0) {
 				continue
 			}
@@ -235,8 +236,9 @@ func anyEdit(res *Result, w wantDiff) *Edit {
 		if fd.Index != w.flow {
 			continue
 		}
-		for i := range fd.Dirs[w.dir] {
-			e := &fd.Dirs[w.dir][i]
+		es := fd.Edits(w.dir)
+		for i := range es {
+			e := &es[i]
 			for _, c := range e.Changes {
 				if e.Op == w.op && c.Path == w.path {
 					return e

@@ -11,17 +11,31 @@
 // Which of the two an input is, capture.SniffReader says (IsTrace). The
 // package opens no capture itself.
 //
-// Memory. A message is held as a fixed-size Message (64 bytes: times,
-// frame, seq, type and opcode name ids, a hash of its compared content and
-// where its content is). The content itself (the leaves below) is encoded
-// into the side's store: in memory up to Options.SpillBytes (bcdump diff
-// gives each side an eighth of --flow-memory), then in an unlinked
-// temporary file, read back only for the messages shown or compared key by
-// key. The alignment compares 64-bit hashes of the compared content, so
-// two messages are taken as equal when those hashes are (a collision is as
-// likely as 1 in 2^64 per pair). What still grows with the inputs is the
-// Message per delivered message and one edit (48 bytes) per aligned pair:
-// about 130 bytes per message pair, 110 MB for 600,000 messages a side.
+// Memory. What diff holds does not grow with the number of messages or
+// differences; every store below keeps up to Options.SpillBytes in memory
+// and the rest in one unlinked temporary file of its own (spool):
+//
+//   - a side's message content (the leaves below), encoded, read back only
+//     for the messages shown or compared key by key (leafStore);
+//   - a side's messages as fixed 64-byte records (times, frame, seq, type
+//     and opcode name ids, a 64-bit hash of the compared content, where the
+//     content is), the records of one flow direction chained so that it is
+//     read back in order with no index in memory (msgLog); an ACK or a
+//     resend patches its message's record in place;
+//   - a result's edits: the differences, up to Context equal messages on
+//     each side of each, and one skip record for a longer equal run; the
+//     text and JSON writers read them back one at a time.
+//
+// Besides: per reliable channel, the deliveries of recent seqs (a resend
+// or ACK more than 4,096 seqs behind the channel's latest is not joined),
+// all flows' together bounded by SpillBytes (at least 1 MiB), the least
+// recently active flow's dropped first; per flow a record of about 512
+// bytes, for at most Options.MaxFlows flows a side, the datagrams of
+// further flows going to one merged flow (RoleMerged); the alignment
+// window (Options.Window messages a side). Interned names and key paths
+// are bounded (maxNames, maxPaths). Two messages are taken as equal when
+// their content hashes are (a collision is as likely as 1 in 2^64 per
+// pair).
 //
 // The conversation. A flow is one client endpoint with one server endpoint.
 // Flows carrying game datagrams are "client" flows, flows of GameSpy
@@ -57,10 +71,21 @@
 // Alignment. Flows are paired per role by order of first appearance; a flow
 // whose whole conversation equals one of the other side's is paired with it
 // first, so independent flows that started in another order are no
-// difference. Each direction is aligned with Myers' diff on the compared
-// content; within a run of removals and additions, a removed and an added
-// message of the same transport type and opcode pair up as one changed
-// message, whose differing key paths are listed old -> new.
+// difference. Whole conversations are compared by signature: per
+// direction, a 64-bit hash of the sequence of content hashes, made while
+// the side is read. Each direction is then read one message at a time:
+// equal heads are matched as they come (a common prefix belongs to some
+// optimal alignment), and where the sides differ a window of up to
+// Options.Window messages of each is aligned with Myers' diff and
+// committed up to its last match in the first half of both windows; the
+// rest is aligned again with what follows. The end of a direction is no
+// window edge, so a direction shorter than a window is aligned as a
+// whole, as Myers' diff over all of it would. Where two full windows have
+// no message in common, the first half of each is committed unmatched and
+// counted (Summary.Unaligned). Within a run of removals and additions, a
+// removed and an added message of the same transport type and opcode pair
+// up as one changed message, whose differing key paths are listed
+// old -> new.
 //
 // It imports report/record, report/query, report/render, report/quote and
 // report/filter, and dissect (with dissect/capture) below them.

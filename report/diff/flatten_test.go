@@ -39,10 +39,10 @@ func TestFieldLeaves(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(conv.Flows) != 1 || len(conv.Flows[0].Msgs[C2S]) != 1 {
+		if err != nil || len(conv.Flows) != 1 || conv.Flows[0].Len(C2S) != 1 {
 			t.Fatalf("%s: %v", c.in, err)
 		}
-		got := conv.Flows[0].Msgs[C2S][0].Leaves()[3:] // after type, reliable, ordered
+		got := conv.Flows[0].Messages(C2S)[0].Leaves()[3:] // after type, reliable, ordered
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: got %v; want %v", c.in, got, c.want)
 		}

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"io"
+	"os"
 	"testing"
 )
 
@@ -23,6 +24,13 @@ func FuzzLoadJSON(f *testing.F) {
 	f.Add([]byte(`{"frame":2,"time":"2026-01-02T20:00:00Z","src":"a","dst":"b","dir":"s2c","kind":"game","messages":[{"type":50,"reliable":true,"seq":65535,"opcode":44,"fields":{"a":[1,{"b":[]}],"a":2,"a_name":"x"}},{"type":50,"reliable":true,"seq":0,"fragment":true,"frag_idx":1,"reassembled":{"frags":2,"fields":{}}},{"type":1,"seq":0,"ack":"matched"},{"type":50,"retransmit":true,"seq":0}]}`))
 	f.Add([]byte("{\"kind\":\"summary\",\"anomalies\":[]}\n\n{"))
 	f.Add([]byte(`{"kind":"game","dir":"c2s","time":"x"}`))
+	// Two flows, reliable messages and their ACKs: with the small options
+	// below, windows of 4 messages and the second flow merged.
+	synth, err := os.ReadFile(synthTrace(f, f.TempDir(), 12, true))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(append(synth, bytes.ReplaceAll(synth, []byte("50000"), []byte("50001"))...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := LoadJSON("fuzz", bytes.NewReader(data), nil)
 		if err != nil {
@@ -32,6 +40,27 @@ func FuzzLoadJSON(f *testing.F) {
 		if !res.Equal() {
 			t.Fatalf("a trace differs from itself: %+v", res.Summary)
 		}
+		// Small windows and one flow a side (the rest merged) take the
+		// windowed alignment and the merged flow through the same input.
+		small := Options{Context: 1, Retransmits: true, Window: 4, MaxFlows: 1, SpillBytes: 64}
+		m, err := LoadJSON("fuzz", bytes.NewReader(data), &small)
+		if err != nil {
+			t.Fatalf("loads with the defaults but not with small options: %v", err)
+		}
+		defer m.Close()
+		res = Compare(m, m, small)
+		if !res.Equal() {
+			t.Fatalf("a trace differs from itself in small windows: %+v", res.Summary)
+		}
+		res.Close()
+		res = Compare(c, m, small)
+		if err := res.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if err := res.WriteJSON(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		res.Close()
 		empty := &Conversation{Name: "empty", Format: "json"}
 		res = Compare(c, empty, Options{Context: 1})
 		if err := res.WriteText(io.Discard); err != nil {

@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/bcdump/bcdump/report/quote"
@@ -13,17 +15,10 @@ import (
 // output; "more_changes" counts the rest.
 const maxChangesJSON = 100
 
-// The JSON document (`bcdump diff --format json`). Keys are a contract like
-// those of `read --format json`: new keys may be added, none renamed.
-type jsonDoc struct {
-	Old         jsonSource `json:"old"`
-	New         jsonSource `json:"new"`
-	Equal       bool       `json:"equal"`
-	Summary     Summary    `json:"summary"`
-	Flows       []jsonFlow `json:"flows"`
-	Differences []jsonDiff `json:"differences"`
-}
-
+// The JSON document (`bcdump diff --format json`) is one object: "old" and
+// "new" (jsonSource), "equal", "summary" (Summary), "flows" (jsonFlow) and
+// "differences" (jsonDiff), in that order (WriteJSON). Keys are a contract
+// like those of `read --format json`: new keys may be added, none renamed.
 type jsonSource struct {
 	Name         string `json:"name"`
 	Format       string `json:"format"`
@@ -31,6 +26,9 @@ type jsonSource struct {
 	Flows        int    `json:"flows"` // client flows (game traffic), as stats counts them
 	GameSpyFlows int    `json:"gamespy_flows"`
 	Messages     int    `json:"messages"`
+	// Datagrams of the flows past Options.MaxFlows, compared as one
+	// merged flow (role "merged").
+	MergedDatagrams int `json:"merged_datagrams,omitempty"`
 }
 
 type jsonFlow struct {
@@ -101,29 +99,39 @@ type jsonChange struct {
 }
 
 // WriteJSON writes the result as one JSON document: both sources, the
-// summary, every flow pair, and every difference (no context).
+// summary, every flow pair, and every difference (no context). It is
+// written piece by piece, as json.MarshalIndent would write it whole, so
+// its memory does not grow with the differences.
 func (r *Result) WriteJSON(w io.Writer) error {
-	doc := jsonDoc{
-		Old:         source(r.Old),
-		New:         source(r.New),
-		Equal:       r.Equal(),
-		Summary:     r.Summary,
-		Flows:       []jsonFlow{},
-		Differences: []jsonDiff{},
-	}
+	bw := bufio.NewWriter(w)
+	jw := &jsonStream{w: bw}
+	jw.raw("{\n")
+	jw.member("old", source(r.Old), false)
+	jw.member("new", source(r.New), false)
+	jw.member("equal", r.Equal(), false)
+	jw.member("summary", r.Summary, false)
+	jw.open("flows")
 	for _, fd := range r.Flows {
-		doc.Flows = append(doc.Flows, jsonFlow{
+		jw.elem(jsonFlow{
 			Flow: fd.Index, Role: fd.Role.String(),
 			Old: flowSide(fd.Old), New: flowSide(fd.New),
 			Differences: fd.Differences(),
 		})
+	}
+	jw.close(false)
+	jw.open("differences")
+	er := r.reader()
+	for _, fd := range r.Flows {
 		if len(fd.Addr) > 0 {
-			doc.Differences = append(doc.Differences, jsonDiff{Flow: fd.Index, Op: "addresses", Changes: jsonChanges(fd.Addr)})
+			jw.elem(jsonDiff{Flow: fd.Index, Op: "addresses", Changes: jsonChanges(fd.Addr)})
 		}
 		for d := range 2 {
-			for i := range fd.Dirs[d] {
-				e := &fd.Dirs[d][i]
-				if e.Op == Equal {
+			for k := range fd.n[d] {
+				if o := er.op(fd, d, k); o == Equal || o == opSkip {
+					continue
+				}
+				e := er.edit(fd, d, k)
+				if e.Op == Equal || e.Op == opSkip {
 					continue
 				}
 				jd := jsonDiff{Flow: fd.Index, Dir: dirNames[d], Op: e.Op.String(), Old: jsonMessage(e.Old), New: jsonMessage(e.New)}
@@ -133,24 +141,86 @@ func (r *Result) WriteJSON(w io.Writer) error {
 					ch = ch[:maxChangesJSON]
 				}
 				jd.Changes = jsonChanges(ch)
-				doc.Differences = append(doc.Differences, jd)
+				jw.elem(jd)
 			}
 		}
 	}
-	b, err := json.MarshalIndent(&doc, "", "  ")
-	if err != nil {
-		return err
+	jw.close(true)
+	jw.raw("}\n")
+	if jw.err != nil {
+		return jw.err
 	}
-	_, err = w.Write(append(quote.JSON(b), '\n'))
-	return err
+	return bw.Flush()
+}
+
+// jsonStream writes a JSON object of members and arrays in the layout of
+// json.MarshalIndent(v, "", "  "), one value at a time, each through
+// quote.JSON.
+type jsonStream struct {
+	w     *bufio.Writer
+	err   error
+	elems int // elements of the open array
+}
+
+func (j *jsonStream) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+func (j *jsonStream) value(v any, prefix string) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		j.err = err
+		return
+	}
+	_, j.err = j.w.Write(quote.JSON(b))
+}
+
+func (j *jsonStream) member(name string, v any, last bool) {
+	j.raw("  " + strconv.Quote(name) + ": ")
+	j.value(v, "  ")
+	if !last {
+		j.raw(",")
+	}
+	j.raw("\n")
+}
+
+func (j *jsonStream) open(name string) {
+	j.raw("  " + strconv.Quote(name) + ": [")
+	j.elems = 0
+}
+
+func (j *jsonStream) elem(v any) {
+	if j.elems > 0 {
+		j.raw(",")
+	}
+	j.raw("\n    ")
+	j.value(v, "    ")
+	j.elems++
+}
+
+func (j *jsonStream) close(last bool) {
+	if j.elems > 0 {
+		j.raw("\n  ")
+	}
+	j.raw("]")
+	if !last {
+		j.raw(",")
+	}
+	j.raw("\n")
 }
 
 func source(c *Conversation) jsonSource {
-	s := jsonSource{Name: c.Name, Format: c.Format, Datagrams: c.Datagrams, Messages: c.Messages()}
+	s := jsonSource{Name: c.Name, Format: c.Format, Datagrams: c.Datagrams, Messages: c.Messages(), MergedDatagrams: c.Merged}
 	for _, f := range c.Flows {
-		if f.Role == RoleClient {
+		switch f.Role {
+		case RoleClient:
 			s.Flows++
-		} else {
+		case RoleGameSpy:
 			s.GameSpyFlows++
 		}
 	}
@@ -162,7 +232,7 @@ func flowSide(f *Flow) *jsonFlowSide {
 		return nil
 	}
 	return &jsonFlowSide{Number: f.Number, Client: f.Client, Server: f.Server, FirstFrame: f.FirstFrame,
-		C2S: len(f.Msgs[C2S]), S2C: len(f.Msgs[S2C]),
+		C2S: f.count[C2S], S2C: f.count[S2C],
 		RTT: jsonRTTDirs{rttOf(f.RTT(C2S)), rttOf(f.RTT(S2C))}}
 }
 

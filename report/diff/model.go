@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strconv"
 	"time"
 
@@ -20,11 +19,15 @@ type Role uint8
 const (
 	RoleClient  Role = iota + 1 // carries game datagrams (GameSpy ones too, if any)
 	RoleGameSpy                 // GameSpy datagrams only
+	RoleMerged                  // the flows past Options.MaxFlows, as one
 )
 
 func (r Role) String() string {
-	if r == RoleGameSpy {
+	switch r {
+	case RoleGameSpy:
 		return "gamespy"
+	case RoleMerged:
+		return "merged"
 	}
 	return "client"
 }
@@ -44,10 +47,16 @@ type Conversation struct {
 	Name      string // file name as given
 	Format    string // "capture" or "json"
 	Datagrams int    // datagram records read
-	Flows     []*Flow
+	Merged    int    // datagrams of the flows past Options.MaxFlows (RoleMerged)
+	// DeliveriesDropped counts the times the resend and ACK state of a
+	// flow was dropped to stay within Options.SpillBytes (setSeq).
+	DeliveriesDropped int
+	Flows             []*Flow
 
-	store *leafStore
-	opt   Options // what the content hashes were made under
+	store    *leafStore
+	log      *msgLog
+	opt      Options // what the content hashes were made under
+	maxFrame int
 }
 
 // Close releases the conversation's spilled content, if any.
@@ -55,18 +64,26 @@ func (c *Conversation) Close() error {
 	if c == nil {
 		return nil
 	}
-	return c.store.Close()
+	err := c.store.Close()
+	if e := c.log.sp.Close(); err == nil {
+		err = e
+	}
+	return err
 }
 
 // Spilled says the content of the messages went to a temporary file
 // (their encoding passed the store's memory budget).
 func (c *Conversation) Spilled() bool { return c.store != nil && c.store.Spilled() }
 
+// RecordsSpilled says the messages' fixed records went to a temporary
+// file too.
+func (c *Conversation) RecordsSpilled() bool { return c.log != nil && c.log.sp.Spilled() }
+
 // Messages counts the delivered messages of all flows.
 func (c *Conversation) Messages() int {
 	n := 0
 	for _, f := range c.Flows {
-		n += len(f.Msgs[C2S]) + len(f.Msgs[S2C])
+		n += f.count[C2S] + f.count[S2C]
 	}
 	return n
 }
@@ -78,12 +95,37 @@ type Flow struct {
 	Client     string // ip:port
 	Server     string
 	FirstFrame int
-	Msgs       [2][]Message // C2S, S2C, in capture order
+	Merged     int // RoleMerged: its datagrams
+
+	conv  *Conversation
+	count [2]int    // messages per direction
+	head  [2]int64  // first record of each direction in conv.log, -1 none
+	tail  [2]int64  // last record
+	sig   [2]uint64 // hash of the sequence of content hashes (conversation signature)
 
 	start time.Time
-	chans [2][2]channel // [dir][low, high]
-	dels  []delivery
+	chans [2][2]channel           // [dir][low, high]
 	rtt   [2]transport.RTTSamples // by direction of the acknowledged message
+
+	held         int   // deliveries in chans' maps
+	lprev, lnext *Flow // deliveryLRU
+	inLRU        bool
+}
+
+// Len is the number of messages of direction d (C2S or S2C).
+func (f *Flow) Len(d int) int { return f.count[d] }
+
+// Messages returns the messages of direction d in capture order, read back
+// from the conversation's store (for tests and small inputs: a diff reads
+// them one at a time).
+func (f *Flow) Messages(d int) []Message {
+	var out []Message
+	it := f.conv.iter(f, d)
+	var m Message
+	for it.read(&m) {
+		out = append(out, m)
+	}
+	return out
 }
 
 // RTT is the round-trip time of the flow's reliable messages sent in dir
@@ -102,6 +144,7 @@ type Message struct {
 	n     uint32
 	typ   uint16 // transport type name, or "GameSpy": store.names[typ]
 	op    uint16 // game opcode name, if any: store.names[op]
+	rec   int64  // its record in the conversation's msgLog
 
 	Frame   int32 // datagram that delivered it
 	Seq     int32 // reliable: seq relative to its channel's first; else -1
@@ -138,24 +181,34 @@ type channel struct {
 	started bool
 	last    uint16
 	lastRel int
-	seqs    map[uint16]int // seq -> index in Flow.dels
+	seqs    map[uint16]delivery // a seq's latest message (seqWindow)
 }
 
-// delivery joins resends and ACKs to the message of a seq; idx is -1 while
-// the message's fragments are still being reassembled.
+// delivery joins resends and ACKs to the message of a seq; rec is its
+// record, -1 while the message's fragments are still being reassembled.
 type delivery struct {
-	dir, idx int
-	resends  int
-	acked    bool
+	rec     int64
+	resends int32
+	acked   bool
 }
 
 // builder turns datagram records into a Conversation.
 type builder struct {
-	conv  *Conversation
-	opt   *Options
-	flows map[[2]netip.AddrPort]*Flow
-	ls    []Leaf // scratch: one message's leaves
-	path  []byte // scratch: a leaf path being built
+	conv     *Conversation
+	opt      *Options
+	flows    map[[2]netip.AddrPort]*Flow
+	maxFlows int
+	merged   *Flow // the flows past maxFlows
+	held     int   // deliveries held, all flows
+	maxHeld  int   // bytes of them allowed (Options.SpillBytes)
+	lru      deliveryLRU
+	// RTT samples kept by all flows, and their bound: Options.SpillBytes
+	// of 4-byte samples (a sixty-fourth of --flow-memory). Past it,
+	// flows count and time samples without keeping more, and their
+	// percentiles are of the samples kept ("sampled").
+	rttKept, maxRTTKept int
+	ls                  []Leaf // scratch: one message's leaves
+	path                []byte // scratch: a leaf path being built
 }
 
 func newBuilder(name, format string, opt *Options) *builder {
@@ -163,8 +216,9 @@ func newBuilder(name, format string, opt *Options) *builder {
 		opt = &Options{}
 	}
 	st := newLeafStore(opt.SpillBytes)
-	return &builder{conv: &Conversation{Name: name, Format: format, store: st, opt: *opt}, opt: opt,
-		flows: make(map[[2]netip.AddrPort]*Flow)}
+	return &builder{conv: &Conversation{Name: name, Format: format, store: st, log: newMsgLog(opt.SpillBytes), opt: *opt}, opt: opt,
+		flows: make(map[[2]netip.AddrPort]*Flow), maxFlows: opt.maxFlows(), maxHeld: max(opt.spillBytes(), minHeld),
+		maxRTTKept: opt.spillBytes() / 4}
 }
 
 // store files the scratch leaves as m's content.
@@ -189,11 +243,25 @@ func (b *builder) add(r *record.Datagram) error {
 	b.conv.Datagrams++
 	key := [2]netip.AddrPort{client, server}
 	f := b.flows[key]
+	if f == nil && len(b.flows) >= b.maxFlows {
+		// Past the bound every further flow is one: its datagrams go to
+		// the merged flow, in capture order.
+		if b.merged == nil {
+			b.merged = &Flow{Role: RoleMerged, Client: "*", Server: "*", FirstFrame: r.Frame, start: t,
+				conv: b.conv, head: [2]int64{-1, -1}, tail: [2]int64{-1, -1}}
+			b.conv.Flows = append(b.conv.Flows, b.merged)
+		}
+		f = b.merged
+		f.Merged++
+		b.conv.Merged++
+	}
 	if f == nil {
-		f = &Flow{Role: RoleGameSpy, Client: client.String(), Server: server.String(), FirstFrame: r.Frame, start: t}
+		f = &Flow{Role: RoleGameSpy, Client: client.String(), Server: server.String(), FirstFrame: r.Frame, start: t,
+			conv: b.conv, head: [2]int64{-1, -1}, tail: [2]int64{-1, -1}}
 		b.flows[key] = f
 		b.conv.Flows = append(b.conv.Flows, f)
 	}
+	b.lru.touch(f)
 	at := t.Sub(f.start)
 	if r.Kind == record.KindGameSpy {
 		m := Message{Frame: int32(r.Frame), Msg: -1, At: at, typ: b.conv.store.nameID("GameSpy"), Seq: -1, Channel: -1}
@@ -208,10 +276,12 @@ func (b *builder) add(r *record.Datagram) error {
 			b.ls = append(b.ls, Leaf{Path: "text", Value: string(render.AppendJSONBytes(nil, r.Text))})
 		}
 		b.store(&m)
-		f.Msgs[dir] = append(f.Msgs[dir], m)
+		b.file(f, dir, &m)
 		return nil
 	}
-	f.Role = RoleClient
+	if f.Role != RoleMerged {
+		f.Role = RoleClient
+	}
 	for i := range r.Messages {
 		if err := b.message(f, dir, r.Frame, i, at, &r.Messages[i]); err != nil {
 			return fmt.Errorf("frame %d message %d: %w", r.Frame, i, err)
@@ -243,9 +313,23 @@ func init() {
 
 // message folds one transport message into the flow.
 func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *record.Message) error {
+	// The merged flow interleaves many flows' seqs: no seq is followed,
+	// no ACK or resend joined.
+	merged := f.Role == RoleMerged
 	if m.Type == typeACK {
-		if m.HasRTT {
-			f.rtt[1-dir].Add(m.RTT, transport.DefaultMaxRTTSamples) // times the other way's message
+		if m.HasRTT && !merged {
+			// times the other way's message; the samples kept by all
+			// flows are bounded (maxRTTKept)
+			limit := transport.DefaultMaxRTTSamples
+			if b.rttKept >= b.maxRTTKept {
+				limit = f.rtt[1-dir].Kept()
+			}
+			if f.rtt[1-dir].Add(m.RTT, limit) {
+				b.rttKept++
+			}
+		}
+		if merged {
+			return nil
 		}
 		if !m.HasSeq || m.Ack == "unknown" || m.Ack == "mismatch" {
 			return nil
@@ -254,15 +338,24 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		if m.AckLow {
 			ch = 0
 		}
-		if di, ok := f.chans[1-dir][ch].seqs[m.Seq]; ok {
-			f.dels[di].acked = true
+		c := &f.chans[1-dir][ch]
+		if d, ok := c.seqs[m.Seq]; ok && !d.acked {
+			d.acked = true
+			c.seqs[m.Seq] = d
+			if d.rec >= 0 {
+				b.conv.log.deliver(d.rec, d.resends, true)
+			}
 		}
 		return nil
 	}
 	c := &f.chans[dir][channelOf(m.Type)]
-	if m.Retransmit && m.HasSeq {
-		if di, ok := c.seqs[m.Seq]; ok {
-			f.dels[di].resends++
+	if m.Retransmit && m.HasSeq && !merged {
+		if d, ok := c.seqs[m.Seq]; ok {
+			d.resends++
+			c.seqs[m.Seq] = d
+			if d.rec >= 0 {
+				b.conv.log.deliver(d.rec, d.resends, d.acked)
+			}
 		}
 	}
 	if m.Reassembled == nil {
@@ -273,9 +366,9 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 			// A first send of a fragment: the message is delivered when
 			// the last fragment arrives; resends and ACKs before that
 			// gather in a pending delivery.
-			if m.HasSeq {
-				if di, ok := c.seqs[m.Seq]; !ok || f.dels[di].idx >= 0 {
-					c.setSeq(m.Seq, f.newDelivery(dir, -1))
+			if m.HasSeq && !merged {
+				if d, ok := c.seqs[m.Seq]; !ok || d.rec >= 0 {
+					b.setSeq(f, c, m.Seq, delivery{rec: -1})
 				}
 			}
 			return nil
@@ -316,7 +409,7 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 		b.ls = append(b.ls, Leaf{Path: "payload_hex", Value: string(render.AppendHexJSON(nil, p.Bytes))})
 	}
 	b.store(&msg)
-	if m.Reliable && m.HasSeq {
+	if m.Reliable && m.HasSeq && !merged {
 		s := m.Seq
 		msg.Channel = int8(channelOf(m.Type))
 		if !c.started {
@@ -326,14 +419,16 @@ func (b *builder) message(f *Flow, dir, frame, idx int, at time.Duration, m *rec
 			c.last = s
 		}
 		msg.Seq = int32(c.lastRel)
-		n := len(f.Msgs[dir])
-		if di, ok := c.seqs[s]; ok && f.dels[di].idx < 0 && m.Reassembled != nil {
-			f.dels[di].idx = n
-		} else {
-			c.setSeq(s, f.newDelivery(dir, n))
+		d, ok := c.seqs[s]
+		if !ok || d.rec >= 0 || m.Reassembled == nil {
+			d = delivery{}
 		}
+		msg.Resends, msg.Acked = d.resends, d.acked
+		d.rec = b.file(f, dir, &msg)
+		b.setSeq(f, c, s, d)
+		return nil
 	}
-	f.Msgs[dir] = append(f.Msgs[dir], msg)
+	b.file(f, dir, &msg)
 	return nil
 }
 
@@ -405,40 +500,127 @@ func (b *builder) fieldLeaves(ls []Leaf, fs []record.Field) ([]Leaf, error) {
 	return ls, nil
 }
 
-func (c *channel) setSeq(s uint16, di int) {
+// seqWindow is how far behind a channel's latest seq a message still
+// takes ACKs and resends: filing seq s forgets s-seqWindow, so a channel
+// keeps about seqWindow deliveries (at most 65,536 if seqs jump about).
+const seqWindow = 4096
+
+// deliveryBytes is what the builder counts per delivery held (map entry
+// and its share of the map's buckets).
+const deliveryBytes = 48
+
+// minHeld is the least delivery state kept, whatever Options.SpillBytes.
+const minHeld = 1 << 20
+
+// setSeq files d as the delivery of seq s on channel c of f. The deliveries
+// of all flows are counted; past Options.SpillBytes of them (1 MiB at
+// least), those of the least recently active flows are dropped
+// (deliveryLRU), so a resend or ACK of a message filed before that is not
+// joined to it (its seq numbering goes on).
+func (b *builder) setSeq(f *Flow, c *channel, s uint16, d delivery) {
 	if c.seqs == nil {
-		c.seqs = make(map[uint16]int)
+		c.seqs = make(map[uint16]delivery)
 	}
-	c.seqs[s] = di
+	n := len(c.seqs)
+	delete(c.seqs, s-seqWindow)
+	c.seqs[s] = d
+	if k := len(c.seqs) - n; k != 0 {
+		f.held += k
+		b.held += k
+	}
+	if !f.inLRU && f.held > 0 {
+		b.lru.pushFront(f)
+	}
+	for b.held*deliveryBytes > b.maxHeld && b.lru.tail != nil {
+		v := b.lru.tail
+		b.held -= v.held
+		v.held = 0
+		for dir := range 2 {
+			for ch := range 2 {
+				v.chans[dir][ch].seqs = nil
+			}
+		}
+		b.lru.remove(v)
+		b.conv.DeliveriesDropped++
+	}
 }
 
-func (f *Flow) newDelivery(dir, idx int) int {
-	f.dels = append(f.dels, delivery{dir: dir, idx: idx})
-	return len(f.dels) - 1
+// deliveryLRU lists the flows holding deliveries, most recently active
+// first.
+type deliveryLRU struct{ head, tail *Flow }
+
+func (l *deliveryLRU) pushFront(f *Flow) {
+	f.lprev, f.lnext, f.inLRU = nil, l.head, true
+	if l.head != nil {
+		l.head.lprev = f
+	}
+	l.head = f
+	if l.tail == nil {
+		l.tail = f
+	}
 }
 
-// finish numbers the flows by role and copies resends and ACKs into the
-// messages.
+func (l *deliveryLRU) remove(f *Flow) {
+	if f.lprev != nil {
+		f.lprev.lnext = f.lnext
+	} else {
+		l.head = f.lnext
+	}
+	if f.lnext != nil {
+		f.lnext.lprev = f.lprev
+	} else {
+		l.tail = f.lprev
+	}
+	f.lprev, f.lnext, f.inLRU = nil, nil, false
+}
+
+// touch marks f as the most recently active flow.
+func (l *deliveryLRU) touch(f *Flow) {
+	if f.inLRU && l.head != f {
+		l.remove(f)
+		l.pushFront(f)
+	}
+}
+
+// file appends m to direction dir of f: its record goes to the log, chained
+// after the direction's previous one, and its content hash into the flow's
+// signature. It returns the record's index.
+func (b *builder) file(f *Flow, dir int, m *Message) int64 {
+	i := b.conv.log.add(m)
+	if f.tail[dir] >= 0 {
+		b.conv.log.link(f.tail[dir], i)
+	} else {
+		f.head[dir] = i
+	}
+	f.tail[dir] = i
+	f.count[dir]++
+	f.sig[dir] = sigStep(f.sig[dir], m.hash)
+	b.conv.maxFrame = max(b.conv.maxFrame, int(m.Frame))
+	return i
+}
+
+// sigStep extends a direction's signature by one content hash: the
+// signature is a 64-bit hash of the sequence, made as the messages come,
+// so pairing flows by whole conversation needs no conversation in memory.
+func sigStep(s, h uint64) uint64 {
+	s = (s ^ h) * 0x9E3779B97F4A7C15
+	return s ^ s>>29
+}
+
+// finish numbers the flows by role and drops the delivery state (resends
+// and ACKs are already in the records).
 func (b *builder) finish() *Conversation {
-	var n [3]int
+	var n [4]int
 	for _, f := range b.conv.Flows {
 		n[f.Role]++
 		f.Number = n[f.Role]
-		for _, d := range f.dels {
-			if d.idx >= 0 && d.idx < len(f.Msgs[d.dir]) {
-				m := &f.Msgs[d.dir][d.idx]
-				m.Resends, m.Acked = int32(d.resends), d.acked
-			}
-		}
-		f.dels = nil
 		f.chans = [2][2]channel{}
-		for d := range 2 {
-			// Drop the room append left: a side is held until the end.
-			if ms := f.Msgs[d]; cap(ms) > len(ms)+len(ms)/8 {
-				f.Msgs[d] = slices.Clone(ms)
-			}
-		}
+		f.lprev, f.lnext = nil, nil
 	}
 	b.flows = nil
+	b.lru = deliveryLRU{}
+	if sp := b.conv.log.sp; sp.Spilled() {
+		sp.flush() // a read-back must not see the tail in memory only
+	}
 	return b.conv
 }

@@ -29,9 +29,36 @@ type Options struct {
 	Retransmits bool
 	// Ignore drops key paths from the comparison (see Ignored).
 	Ignore []string
-	// SpillBytes is the encoded message content one side keeps in memory
-	// before it moves to a temporary file (0: DefaultSpillBytes).
+	// SpillBytes is what each store of a diff keeps in memory before it
+	// moves to a temporary file (0: DefaultSpillBytes): each side's
+	// message content and message records, and the result's edits.
 	SpillBytes int
+	// Window is the alignment window, in messages of each side (0:
+	// DefaultWindow): where the sides differ, the next Window messages of
+	// each are aligned at once. Sides that drift further apart than that
+	// within a flow direction are not realigned (Summary.Unaligned).
+	Window int
+	// MaxFlows bounds the flows of each side (0: DefaultMaxFlows): the
+	// datagrams of further flows go to one merged flow (RoleMerged), in
+	// capture order, where seqs, ACKs and resends are not followed.
+	MaxFlows int
+}
+
+// DefaultMaxFlows is Options.MaxFlows when 0.
+const DefaultMaxFlows = 1 << 16
+
+func (o *Options) spillBytes() int {
+	if o.SpillBytes <= 0 {
+		return DefaultSpillBytes
+	}
+	return o.SpillBytes
+}
+
+func (o *Options) maxFlows() int {
+	if o.MaxFlows <= 0 {
+		return DefaultMaxFlows
+	}
+	return o.MaxFlows
 }
 
 // sameCompared says o and p compare the same leaves (the content hashes

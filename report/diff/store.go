@@ -1,12 +1,9 @@
 package diff
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/maphash"
-	"os"
 )
 
 // leafStore holds the content (leaves) of one side's messages, encoded,
@@ -16,14 +13,8 @@ import (
 // message's leaves back when they are shown or compared in detail. So a
 // side's memory is a fixed size per message, whatever its content.
 type leafStore struct {
-	budget int
-	mem    []byte // everything, while not spilled
-
-	f        *os.File // the spill file, once spilled
-	fileName string   // its path (removed at once where the system allows)
-	w        *bufio.Writer
-	size     int64 // bytes in the store (memory or file)
-	err      error // the first spill error: reads then fail soft (no leaves)
+	sp *spool
+	rd spoolReader
 
 	paths   []string
 	pathIDs map[string]uint32
@@ -32,18 +23,16 @@ type leafStore struct {
 	nameIDs map[string]uint16
 
 	enc []byte // scratch
-	rd  []byte // scratch for reads
 }
 
-// DefaultSpillBytes is the encoded content one side keeps in memory before
-// spilling to a temporary file.
+// DefaultSpillBytes is what each of a diff's stores (a side's message
+// content, a side's message records, a result's edits) keeps in memory
+// before spilling to a temporary file.
 const DefaultSpillBytes = 32 << 20
 
 func newLeafStore(budget int) *leafStore {
-	if budget <= 0 {
-		budget = DefaultSpillBytes
-	}
-	return &leafStore{budget: budget, pathIDs: map[string]uint32{}, names: []string{""}, nameIDs: map[string]uint16{"": 0}}
+	sp := newSpool(budget)
+	return &leafStore{sp: sp, rd: spoolReader{s: sp}, pathIDs: map[string]uint32{}, names: []string{""}, nameIDs: map[string]uint16{"": 0}}
 }
 
 // maxNames bounds the distinct type and opcode names of one side (a real
@@ -51,6 +40,11 @@ func newLeafStore(budget int) *leafStore {
 // name is stored as "?". Names are shown and pair changed messages; the
 // type and opcode numbers are what is compared.
 const maxNames = 1 << 15
+
+// maxPaths bounds the distinct leaf paths of one side (a real capture has
+// a few hundred; a hostile trace may invent millions): past it a new path
+// is stored as "fields.?" and its value compared under that name.
+const maxPaths = 1 << 16
 
 // nameID interns a type or opcode name.
 func (s *leafStore) nameID(n string) uint16 {
@@ -82,6 +76,12 @@ func (s *leafStore) path(p []byte) string {
 	if id, ok := s.pathIDs[string(p)]; ok {
 		return s.paths[id]
 	}
+	if len(s.paths) >= maxPaths {
+		p = []byte("fields.?")
+		if id, ok := s.pathIDs[string(p)]; ok {
+			return s.paths[id]
+		}
+	}
 	str := string(p)
 	s.pathIDs[str] = uint32(len(s.paths))
 	s.paths = append(s.paths, str)
@@ -96,8 +96,7 @@ func (s *leafStore) put(ls []Leaf) (off int64, n uint32) {
 		l := &ls[i]
 		id, ok := s.pathIDs[l.Path]
 		if !ok {
-			s.path([]byte(l.Path))
-			id = s.pathIDs[l.Path]
+			id = s.pathIDs[s.path([]byte(l.Path))]
 		}
 		v := uint64(id) << 2
 		if l.note {
@@ -111,63 +110,17 @@ func (s *leafStore) put(ls []Leaf) (off int64, n uint32) {
 		b = append(b, l.Value...)
 	}
 	s.enc = b
-	off = s.size
-	s.size += int64(len(b))
-	if s.f == nil && len(s.mem)+len(b) > s.budget && s.err == nil {
-		s.spill()
-	}
-	if s.f != nil {
-		if _, err := s.w.Write(b); err != nil && s.err == nil {
-			s.err = err
-		}
-	} else {
-		s.mem = append(s.mem, b...)
-	}
-	return off, uint32(len(b))
-}
-
-// spill moves the store to a temporary file, removed at once (it lives
-// while open; Close closes it).
-func (s *leafStore) spill() {
-	f, err := os.CreateTemp("", "bcdump-diff-*")
-	if err != nil {
-		s.err = fmt.Errorf("diff: spilling to a temporary file: %w", err)
-		return
-	}
-	// Unlinked at once where the system allows (gone even if bcdump is
-	// killed); elsewhere (Windows) Close removes it.
-	os.Remove(f.Name())
-	s.f, s.fileName, s.w = f, f.Name(), bufio.NewWriterSize(f, 256<<10)
-	if _, err := s.w.Write(s.mem); err != nil {
-		s.err = err
-	}
-	s.mem = nil
+	return s.sp.append(b), uint32(len(b))
 }
 
 // Spilled says the store moved to a temporary file.
-func (s *leafStore) Spilled() bool { return s.f != nil }
+func (s *leafStore) Spilled() bool { return s.sp.Spilled() }
 
 // get decodes the leaves stored at off.
 func (s *leafStore) get(off int64, n uint32) ([]Leaf, error) {
-	var b []byte
-	if s.f == nil {
-		if off+int64(n) > int64(len(s.mem)) {
-			return nil, errors.New("diff: leaf store out of range")
-		}
-		b = s.mem[off : off+int64(n)]
-	} else {
-		if s.w.Buffered() > 0 {
-			if err := s.w.Flush(); err != nil {
-				return nil, err
-			}
-		}
-		if cap(s.rd) < int(n) {
-			s.rd = make([]byte, n)
-		}
-		b = s.rd[:n]
-		if _, err := s.f.ReadAt(b, off); err != nil {
-			return nil, err
-		}
+	b, err := s.rd.read(off, int(n))
+	if err != nil {
+		return nil, err
 	}
 	cnt, k := binary.Uvarint(b)
 	if k <= 0 || cnt > uint64(len(b)) {
@@ -194,13 +147,10 @@ func (s *leafStore) get(off int64, n uint32) ([]Leaf, error) {
 
 // Close removes the spill file, if any.
 func (s *leafStore) Close() error {
-	if s == nil || s.f == nil {
+	if s == nil {
 		return nil
 	}
-	err := s.f.Close()
-	os.Remove(s.fileName) // already gone where it could be unlinked while open
-	s.f, s.w = nil, nil
-	return err
+	return s.sp.Close()
 }
 
 // hashSeed is the seed of content hashes: one per process, so both sides

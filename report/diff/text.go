@@ -22,8 +22,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "--- %s (%s, %d datagrams)\n", quote.Name(r.Old.Name), r.Old.Format, r.Old.Datagrams)
 	fmt.Fprintf(bw, "+++ %s (%s, %d datagrams)\n", quote.Name(r.New.Name), r.New.Format, r.New.Datagrams)
-	width := len(strconv.Itoa(max(maxFrame(r.Old), maxFrame(r.New))))
+	width := len(strconv.Itoa(max(r.Old.maxFrame, r.New.maxFrame)))
 	ctx := max(r.Opt.Context, 0)
+	er := r.reader()
 	for _, fd := range r.Flows {
 		if len(fd.Addr) > 0 {
 			fmt.Fprintf(bw, "@@ %s addresses @@\n", fd.label())
@@ -31,7 +32,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "+%s client %s server %s\n", strings.Repeat(" ", 2*width+2), fd.New.Client, fd.New.Server)
 		}
 		for d := range 2 {
-			writeHunks(bw, fd, d, ctx, width)
+			writeHunks(bw, er, fd, d, ctx, width)
 		}
 	}
 	fmt.Fprintln(bw, r.SummaryLine())
@@ -53,7 +54,14 @@ func (r *Result) SummaryLine() string {
 	if a := s.Differences - s.Changed - s.Added - s.Removed; a > 0 {
 		msg += fmt.Sprintf(", %d flow%s with other addresses", a, plural(a))
 	}
-	return msg + ")"
+	msg += ")"
+	if r.Old.Merged > 0 || r.New.Merged > 0 {
+		msg += fmt.Sprintf("; the flows past the first %d of a side were compared as one merged flow (%d old and %d new datagrams)", r.Opt.maxFlows(), r.Old.Merged, r.New.Merged)
+	}
+	if s.Unaligned > 0 {
+		msg += fmt.Sprintf("; in %d alignment window%s of %d messages the sides had nothing in common (taken as removed and added in order)", s.Unaligned, plural(s.Unaligned), r.Opt.window())
+	}
+	return msg
 }
 
 func plural(n int) string {
@@ -63,21 +71,12 @@ func plural(n int) string {
 	return "s"
 }
 
-func maxFrame(c *Conversation) int {
-	m := 0
-	for _, f := range c.Flows {
-		for d := range 2 {
-			if n := len(f.Msgs[d]); n > 0 {
-				m = max(m, int(f.Msgs[d][n-1].Frame))
-			}
-		}
-	}
-	return m
-}
-
 // label names the flow pair: "flow 2 (client #2)", "flow 2 (client #2,
 // NEW #3)", "flow 4 (client #4, only in OLD)".
 func (fd *FlowDiff) label() string {
+	if fd.Role == RoleMerged {
+		return fmt.Sprintf("flow %d (merged: the flows past the first %d of a side)", fd.Index, fd.res.Opt.maxFlows())
+	}
 	var num string
 	switch {
 	case fd.New == nil:
@@ -92,10 +91,14 @@ func (fd *FlowDiff) label() string {
 	return fmt.Sprintf("flow %d (%s %s)", fd.Index, fd.Role, num)
 }
 
-func writeHunks(bw *bufio.Writer, fd *FlowDiff, d, ctx, width int) {
-	es := fd.Dirs[d]
-	for i := 0; i < len(es); {
-		if es[i].Op == Equal {
+// writeHunks writes the hunks of direction d from the stored edits: the
+// differences, up to ctx equal edits on each side of each, and skips in
+// place of longer runs of equal edits (which no hunk spans).
+func writeHunks(bw *bufio.Writer, er *editReader, fd *FlowDiff, d, ctx, width int) {
+	n := fd.n[d]
+	op := func(k int) Op { return er.op(fd, d, k) }
+	for i := 0; i < n; {
+		if o := op(i); o == Equal || o == opSkip {
 			i++
 			continue
 		}
@@ -103,15 +106,21 @@ func writeHunks(bw *bufio.Writer, fd *FlowDiff, d, ctx, width int) {
 		// difference that is no more than 2*ctx equal edits further on.
 		start := max(0, i-ctx)
 		end := i
-		for k := i; k < len(es) && k <= end+2*ctx; k++ {
-			if es[k].Op != Equal {
+		for k := i; k < n && k <= end+2*ctx; k++ {
+			o := op(k)
+			if o == opSkip {
+				break
+			}
+			if o != Equal {
 				end = k
 			}
 		}
-		stop := min(len(es), end+ctx+1)
+		stop := min(n, end+ctx+1)
 		fmt.Fprintf(bw, "@@ %s %s @@\n", fd.label(), dirNames[d])
 		for k := start; k < stop; k++ {
-			writeEdit(bw, &es[k], width)
+			if e := er.edit(fd, d, k); e.Op != opSkip {
+				writeEdit(bw, &e, width)
+			}
 		}
 		i = stop
 	}
