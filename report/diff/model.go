@@ -203,7 +203,8 @@ type builder struct {
 	maxHeld  int   // bytes of them allowed (Options.SpillBytes)
 	lru      deliveryLRU
 	// RTT samples kept by all flows, and their bound: Options.SpillBytes
-	// of 4-byte samples (a sixty-fourth of --flow-memory). Past it,
+	// (1 MiB at least) of 4-byte samples (a sixty-fourth of --flow-memory).
+	// Past it,
 	// flows count and time samples without keeping more, and their
 	// percentiles are of the samples kept ("sampled").
 	rttKept, maxRTTKept int
@@ -218,7 +219,7 @@ func newBuilder(name, format string, opt *Options) *builder {
 	st := newLeafStore(opt.SpillBytes)
 	return &builder{conv: &Conversation{Name: name, Format: format, store: st, log: newMsgLog(opt.SpillBytes), opt: *opt}, opt: opt,
 		flows: make(map[[2]netip.AddrPort]*Flow), maxFlows: opt.maxFlows(), maxHeld: max(opt.spillBytes(), minHeld),
-		maxRTTKept: opt.spillBytes() / 4}
+		maxRTTKept: max(opt.spillBytes(), 1<<20) / 4}
 }
 
 // store files the scratch leaves as m's content.
