@@ -21,3 +21,23 @@ func TestAppendMillis(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendMicros compares appendMicros with the digit-by-digit loop it
+// replaced.
+func TestAppendMicros(t *testing.T) {
+	old := func(b []byte, us int64) []byte {
+		if us < 0 {
+			us = -us
+		}
+		b = append(b, '.')
+		for div := int64(100000); div > 0; div /= 10 {
+			b = append(b, byte('0'+us/div%10))
+		}
+		return b
+	}
+	for us := int64(-1_000_500); us <= 2_000_500; us += 7 {
+		if got, want := string(appendMicros([]byte("x"), us)), string(old([]byte("x"), us)); got != want {
+			t.Fatalf("appendMicros(%d) = %q, want %q", us, got, want)
+		}
+	}
+}
