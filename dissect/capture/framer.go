@@ -45,6 +45,7 @@ type framer struct {
 	src     *bufio.Reader
 	ng      bool
 	order   binary.ByteOrder
+	big     bool   // order is big-endian (u32, without the interface call)
 	buf     []byte // current record as served to pcapgo
 	trailer [4]byte
 	off     int
@@ -153,9 +154,9 @@ func (f *framer) nextRecord() error {
 			return err
 		}
 		if f.buf[0] == 0xd4 || f.buf[0] == 0x4d { // magic written little-endian
-			f.order = binary.LittleEndian
+			f.order, f.big = binary.LittleEndian, false
 		} else {
-			f.order = binary.BigEndian
+			f.order, f.big = binary.BigEndian, true
 		}
 		f.linkType, f.haveLink = uint16(f.order.Uint32(f.buf[20:24])), true
 		f.plainMark = string(f.buf[12:16]) == PlainMarkPcap
@@ -202,7 +203,15 @@ func (f *framer) badFraction(h []byte) bool {
 	if f.nanos {
 		limit = 1e9
 	}
-	return f.order.Uint32(h[4:8]) >= limit
+	return f.u32(h[4:8]) >= limit
+}
+
+// u32 is f.order.Uint32, inlined: peek reads every record's header with it.
+func (f *framer) u32(b []byte) uint32 {
+	if f.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
 }
 
 // takeLenFix returns the fix of pcap record n if the framer made one,
@@ -238,9 +247,9 @@ func (f *framer) nextBlock() error {
 			}
 			switch {
 			case binary.LittleEndian.Uint32(f.buf[8:12]) == ngByteOrderMag:
-				f.order = binary.LittleEndian
+				f.order, f.big = binary.LittleEndian, false
 			case binary.BigEndian.Uint32(f.buf[8:12]) == ngByteOrderMag:
-				f.order = binary.BigEndian
+				f.order, f.big = binary.BigEndian, true
 			default:
 				return errors.New("pcapng section header with bad byte-order magic")
 			}
@@ -493,13 +502,13 @@ func (f *framer) peek() []byte {
 	h, _ := f.src.Peek(hdr)
 	n := 0
 	if f.ng {
-		length := f.order.Uint32(h[4:8])
-		if f.order.Uint32(h[0:4]) != blockEPB || f.checkLength(blockEPB, length) != nil {
+		length := f.u32(h[4:8])
+		if f.u32(h[0:4]) != blockEPB || f.checkLength(blockEPB, length) != nil {
 			return nil
 		}
 		n = int(length)
 	} else {
-		caplen, orig := f.order.Uint32(h[8:12]), f.order.Uint32(h[12:16])
+		caplen, orig := f.u32(h[8:12]), f.u32(h[12:16])
 		if caplen > MaxFrameLen || caplen > orig || f.badFraction(h) { // an error, or a length or time to fix
 			return nil
 		}
@@ -510,7 +519,7 @@ func (f *framer) peek() []byte {
 	}
 	b, _ := f.src.Peek(n)
 	if f.ng {
-		if checkCaplen(blockEPB, f.order.Uint32(b[20:24]), n, 32) != nil || f.order.Uint32(b[n-4:]) != uint32(n) {
+		if checkCaplen(blockEPB, f.u32(b[20:24]), n, 32) != nil || f.u32(b[n-4:]) != uint32(n) {
 			return nil
 		}
 	} else {

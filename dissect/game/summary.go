@@ -47,7 +47,7 @@ func appendValue(dst []byte, fl *Field) []byte {
 		}
 		return strconv.AppendInt(dst, fl.I, 10)
 	case KindFloat:
-		return strconv.AppendFloat(dst, fl.F, 'f', 2, 64)
+		return appendFixed(dst, fl.F, 2)
 	case KindBool:
 		if fl.U != 0 {
 			return append(dst, "on"...)
@@ -71,7 +71,7 @@ func appendValue(dst []byte, fl *Field) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = strconv.AppendFloat(dst, v, 'f', 1, 64)
+			dst = appendFixed(dst, v, 1)
 		}
 		return append(dst, ')')
 	}

@@ -23,7 +23,7 @@ type Hex struct {
 	context bool // the next datagram is shown as context (read -C)
 	files   int  // file headers printed (StartFile)
 	clock   clock
-	memo    recordMemo // float texts (jsonmemo.go); each rendering goroutine has its own Hex
+	memo    recordMemo // float and address texts (jsonmemo.go); each rendering goroutine has its own Hex
 	// noTree leaves out the header fields and field trees (read -x),
 	// noDump the hexdumps (read -V).
 	noTree, noDump bool
@@ -65,9 +65,9 @@ func (h *Hex) appendRecord(b []byte, d *dissect.Datagram) []byte {
 	b = append(b, " bytes, t="...)
 	b = h.clock.append(b, d)
 	b = append(b, ' ')
-	b = d.Src.AppendTo(b)
+	b = h.memo.appendAddr(b, d.Src)
 	b = append(b, " -> "...)
-	b = d.Dst.AppendTo(b)
+	b = h.memo.appendAddr(b, d.Dst)
 	b = append(b, " ("...)
 	b = append(b, d.Dir.String()...)
 	b = append(b, ", "...)

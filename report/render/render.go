@@ -66,7 +66,7 @@ func (t *Table) NewRecordRender() func([]byte, *dissect.Datagram, bool) []byte {
 	if t.flush || t.compact != nil || t.only || t.clock.format == TimeDelta {
 		return nil
 	}
-	c := &Table{pal: t.pal, clock: clock{format: t.clock.format}}
+	c := &Table{pal: t.pal, clock: clock{format: t.clock.format}, memo: new(recordMemo)}
 	return func(b []byte, d *dissect.Datagram, context bool) []byte {
 		c.context = context
 		return c.appendLine(b, d)

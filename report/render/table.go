@@ -115,6 +115,9 @@ type Table struct {
 	only    bool // only the matching messages are shown (--only-matching)
 	// matchFirst: the matching messages first, marked * (a cut compact line)
 	matchFirst bool
+	// memo remembers the addresses written last (nil: none); each
+	// goroutine rendering lines has its own.
+	memo *recordMemo
 }
 
 // MarkMatches says which messages of the next datagram matched the
@@ -135,7 +138,7 @@ func (t *Table) SetTimeFormat(f TimeFormat) { t.clock.format = f }
 
 // NewTable returns a table reporter. flushEach flushes every line (live).
 func NewTable(w io.Writer, pal Palette, flushEach bool) *Table {
-	return &Table{w: bufio.NewWriterSize(w, 64<<10), pal: pal, flush: flushEach}
+	return &Table{w: bufio.NewWriterSize(w, 64<<10), pal: pal, flush: flushEach, memo: new(recordMemo)}
 }
 
 func (t *Table) Datagram(d *dissect.Datagram) error {

@@ -60,9 +60,9 @@ func (c *compactState) label(addr netip.AddrPort, server bool, defs []byte, pal 
 // the definitions of new labels go to defs.
 func (t *Table) appendEndpoints(s, defs []byte, d *dissect.Datagram) ([]byte, []byte) {
 	if t.compact == nil {
-		s = d.Src.AppendTo(s)
+		s = t.memo.appendAddr(s, d.Src)
 		s = append(s, " -> "...)
-		return d.Dst.AppendTo(s), defs
+		return t.memo.appendAddr(s, d.Dst), defs
 	}
 	c2s := d.Dir == dissect.C2S
 	var src, dst string

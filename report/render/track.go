@@ -52,7 +52,7 @@ func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 		b = appendInt(b, int64(t.AckedFrame))
 		if t.HasRTT {
 			b = append(b, " rtt "...)
-			b = strconv.AppendFloat(b, float64(t.RTT.Microseconds())/1000, 'f', -1, 64)
+			b = appendMillis(b, t.RTT.Microseconds())
 			b = append(b, "ms"...)
 		}
 		b = append(b, ']')
@@ -73,6 +73,34 @@ func appendTrackBrief(b []byte, dm *dissect.Message) []byte {
 	}
 	if t.Dup {
 		b = append(b, " [dup]"...)
+	}
+	return b
+}
+
+// appendMillis appends us microseconds in milliseconds as
+// strconv.AppendFloat(b, float64(us)/1000, 'f', -1, 64) does: the whole
+// milliseconds, then the microseconds without trailing zeros. The shortest
+// decimal of that double is us/1000 itself while doubles there are far
+// closer together than 0.001 (below 2^40 us); larger values go to strconv.
+func appendMillis(b []byte, us int64) []byte {
+	if us <= -1<<40 || us >= 1<<40 {
+		return strconv.AppendFloat(b, float64(us)/1000, 'f', -1, 64)
+	}
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = appendInt(b, us/1000)
+	f := us % 1000
+	if f == 0 {
+		return b
+	}
+	b = append(b, '.', byte('0'+f/100))
+	if f%100 != 0 {
+		b = append(b, byte('0'+f/10%10))
+		if f%10 != 0 {
+			b = append(b, byte('0'+f%10))
+		}
 	}
 	return b
 }
