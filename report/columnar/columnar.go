@@ -99,10 +99,11 @@ type Row struct {
 // to the output. The writer keeps each row group's metadata until Close
 // (the footer): a column chunk for each of some 130 columns, and a page
 // index entry for each page, and every column chunk has at least one page
-// even when it is all null. With 8,192 rows a group that came to about 25
-// bytes a row (75 MB for the 3 million rows of a million flows); with
-// 65,536 and pageBuffer's pages it is about 5, while the row group being
-// built (compressed pages, dictionaries) takes a few MB.
+// even when it is all null. With 8,192 rows a group and 8 KiB pages that
+// came to 25 to 33 bytes a row (measured up to 900,000 rows of the
+// million-flow capture's kind and of session 3); with 65,536 and
+// pageBuffer's pages it is about 5 (TestWriterMemoryBounded), while the
+// row group being built (compressed pages, dictionaries) takes a few MB.
 const RowGroupRows = 64 << 10
 
 // pageBuffer is the page buffer of each column: with some 130 columns
