@@ -9,6 +9,7 @@ import (
 
 	"github.com/bcdump/bcdump/cmd/bcdump/internal/outfile"
 	"github.com/bcdump/bcdump/dissect"
+	"github.com/bcdump/bcdump/transport"
 
 	"github.com/bcdump/bcdump/report/columnar"
 )
@@ -32,6 +33,24 @@ type parquetOutput struct {
 	w    *columnar.Writer
 	cur  string // the file being written
 	used map[string]bool
+}
+
+// parquetReserve is the part of --flow-memory the Parquet writer takes
+// from the flow tracker: its buffers (the row group being built, the
+// column pages, the zstd encoder: about 17 MiB measured) and the file's
+// footer metadata, which grows by about 5 bytes a row (issue 38). With the
+// flows' state and the writer inside one bound, the soft memory limit
+// (--flow-memory plus memoryHeadroom) holds what `read -F json` holds.
+const parquetReserve = 24 << 20
+
+// parquetFlowBytes is the flow tracker's bound when the writer's memory
+// comes out of flowBytes (--flow-memory; 0 for the default): at most a
+// quarter of it goes to the writer.
+func parquetFlowBytes(flowBytes int) int {
+	if flowBytes <= 0 {
+		flowBytes = transport.DefaultMaxFlowBytes
+	}
+	return flowBytes - min(parquetReserve, flowBytes/4)
 }
 
 // startParquet starts the output when format is parquet (nil otherwise).

@@ -182,3 +182,19 @@ func TestReadParquetFlags(t *testing.T) {
 		t.Error("the capture in the folder was overwritten")
 	}
 }
+
+// TestParquetFlowBytes: the Parquet writer's memory comes out of the flow
+// bound, at most a quarter of it.
+func TestParquetFlowBytes(t *testing.T) {
+	for _, c := range []struct{ in, want int }{
+		{0, 120 << 20},
+		{144 << 20, 120 << 20},
+		{1 << 30, 1<<30 - 24<<20},
+		{64 << 20, 48 << 20},
+		{4 << 20, 3 << 20},
+	} {
+		if got := parquetFlowBytes(c.in); got != c.want {
+			t.Errorf("parquetFlowBytes(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

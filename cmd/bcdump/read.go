@@ -160,6 +160,7 @@ func runRead(s *streams, o *readOptions, files []string) error {
 	defer pq.abort()
 	if pq != nil {
 		rep = pq
+		opt.MaxFlowBytes = parquetFlowBytes(opt.MaxFlowBytes)
 	} else if printing {
 		if o.format == "fields" {
 			rep, err = newFieldsWriter(s.out, o.tshark.fields, streaming(s, ins))

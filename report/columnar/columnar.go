@@ -20,7 +20,10 @@
 //
 // Memory is bounded: rows go to the parquet writer in batches and a row
 // group is flushed to the output as soon as it holds RowGroupRows rows,
-// so a capture of any size takes the same memory (bcdump help memory).
+// and one zstd encoder with a small window compresses the pages (codec),
+// so the writer's buffers take the same memory for a capture of any size
+// (bcdump help memory). What grows is the footer's metadata, which a
+// Parquet file keeps for the end: about 5 bytes a row.
 //
 // It uses github.com/parquet-go/parquet-go (pure Go): a Parquet writer is
 // a columnar encoder with page statistics, dictionary and compression that
@@ -34,7 +37,6 @@ import (
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/bcdump/bcdump/dissect"
 	"github.com/bcdump/bcdump/report/record"
@@ -94,13 +96,21 @@ type Row struct {
 }
 
 // RowGroupRows is how many rows a row group holds before it is flushed
-// to the output.
-const RowGroupRows = 8 << 10
+// to the output. The writer keeps each row group's metadata until Close
+// (the footer): a column chunk for each of some 130 columns, and a page
+// index entry for each page, and every column chunk has at least one page
+// even when it is all null. With 8,192 rows a group and 8 KiB pages that
+// came to 25 to 33 bytes a row (measured up to 900,000 rows of the
+// million-flow capture's kind and of session 3); with 65,536 and
+// pageBuffer's pages it is about 5 (TestWriterMemoryBounded), while the
+// row group being built (compressed pages, dictionaries) takes a few MB.
+const RowGroupRows = 64 << 10
 
 // pageBuffer is the page buffer of each column: with some 130 columns
 // (the fields struct's members), parquet-go's default of 256 KiB each
-// would hold 33 MB whatever the row group.
-const pageBuffer = 8 << 10
+// would hold 33 MB whatever the row group. Fewer, larger pages than 8 KiB
+// also mean fewer page index entries kept for the footer.
+const pageBuffer = 32 << 10
 
 // batch is how many rows are handed to the parquet writer at once.
 const batch = 256
@@ -123,7 +133,7 @@ type Writer struct {
 // buffered, so one file holds the rows of several captures. file names
 // the capture in the file column until StartFile names another.
 func NewWriter(w io.Writer, file string) *Writer {
-	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}), parquet.PageBufferSize(pageBuffer)), file: file}
+	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(newCodec()), parquet.PageBufferSize(pageBuffer)), file: file}
 }
 
 // StartFile names the capture the rows that follow come from.

@@ -37,7 +37,7 @@ func TestRowGroupsFlushAsTheyFill(t *testing.T) {
 	}
 	var w countWriter
 	c := NewWriter(&w, "x")
-	for c.Rows() < 2*RowGroupRows+1 {
+	for c.Rows() < RowGroupRows+batch {
 		feed(t, c, s3)
 	}
 	if w.n == 0 {
