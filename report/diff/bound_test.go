@@ -129,7 +129,7 @@ func TestDiffMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		n = 2000
 	}
-	dir := t.TempDir()
+	dir := tempDir(t)
 	small, sumSmall := diffPeak(t, dir, n)
 	large, sumLarge := diffPeak(t, dir, 10*n)
 	t.Logf("%d messages: peak %d bytes (%s)", n, small, sumSmall)
@@ -147,7 +147,7 @@ func TestDiffMemoryBounded(t *testing.T) {
 // whole flow where the sides never drift apart by more than a window: the
 // synthetic variant's differences are local.
 func TestWindowedEqualsWhole(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	oldName, newName := synthTrace(t, dir, 4000, false), synthTrace(t, dir, 4000, true)
 	render := func(window int) string {
 		opt := Options{Context: 2, Retransmits: true, Window: window}
@@ -286,7 +286,7 @@ func TestMergedFlows(t *testing.T) {
 // the least recently active flows' state is dropped, and the messages
 // filed stay as they were.
 func TestDeliveriesBounded(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	name := synthTrace(t, dir, 3000, false)
 	data, err := os.ReadFile(name)
 	if err != nil {
