@@ -312,3 +312,27 @@ func TestDeliveriesBounded(t *testing.T) {
 		t.Errorf("%d messages", c.Messages())
 	}
 }
+
+// TestSpillFailureStops: when the temporary file cannot be created, the
+// diff stops with that error instead of holding past its bound.
+func TestSpillFailureStops(t *testing.T) {
+	name := synthTrace(t, tempDir(t), 2000, false)
+	gone := filepath.Join(tempDir(t), "no-such-dir")
+	for _, v := range []string{"TMPDIR", "TMP", "TEMP"} {
+		t.Setenv(v, gone)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	opt := Options{SpillBytes: 1 << 10}
+	c, err := LoadTrace(name, f, nil, &opt)
+	if err == nil {
+		c.Close()
+		t.Fatal("loading past the spill budget without a temporary file did not fail")
+	}
+	if !strings.Contains(err.Error(), "temporary file") {
+		t.Errorf("error %q does not name the temporary file", err)
+	}
+}

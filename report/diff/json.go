@@ -103,6 +103,9 @@ type jsonChange struct {
 // written piece by piece, as json.MarshalIndent would write it whole, so
 // its memory does not grow with the differences.
 func (r *Result) WriteJSON(w io.Writer) error {
+	if err := r.edits.spillFailed(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	jw := &jsonStream{w: bw}
 	jw.raw("{\n")

@@ -233,6 +233,12 @@ func (b *builder) add(r *record.Datagram) error {
 	if !r.Kind.IsDatagram() {
 		return nil
 	}
+	if err := b.conv.store.sp.spillFailed(); err != nil {
+		return err
+	}
+	if err := b.conv.log.sp.spillFailed(); err != nil {
+		return err
+	}
 	if r.Dir != record.C2S && r.Dir != record.S2C {
 		return fmt.Errorf("frame %d: bad dir", r.Frame)
 	}

@@ -103,6 +103,16 @@ func (s *spool) patch(off int64, b []byte) {
 	s.gen++
 }
 
+// spillFailed returns the error of a spill that could not create its
+// temporary file: the spool then holds its bytes in memory past the
+// budget, so the diff must stop (its bound would not hold).
+func (s *spool) spillFailed() error {
+	if s != nil && s.f == nil && s.err != nil {
+		return s.err
+	}
+	return nil
+}
+
 // Spilled says the spool moved to a temporary file.
 func (s *spool) Spilled() bool { return s != nil && s.f != nil }
 

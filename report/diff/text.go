@@ -19,6 +19,9 @@ const maxChangesShown = 8
 // differences with Context messages around it, message lines with the OLD
 // and NEW frame numbers, then the summary line.
 func (r *Result) WriteText(w io.Writer) error {
+	if err := r.edits.spillFailed(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "--- %s (%s, %d datagrams)\n", quote.Name(r.Old.Name), r.Old.Format, r.Old.Datagrams)
 	fmt.Fprintf(bw, "+++ %s (%s, %d datagrams)\n", quote.Name(r.New.Name), r.New.Format, r.New.Datagrams)
