@@ -133,7 +133,7 @@ type Writer struct {
 // buffered, so one file holds the rows of several captures. file names
 // the capture in the file column until StartFile names another.
 func NewWriter(w io.Writer, file string) *Writer {
-	return &Writer{w: parquet.NewGenericWriter[Row](w, parquet.Compression(newCodec()), parquet.PageBufferSize(pageBuffer)), file: file}
+	return &Writer{w: parquet.NewGenericWriter[Row](w, writerOptions()...), file: file}
 }
 
 // StartFile names the capture the rows that follow come from.
@@ -444,4 +444,19 @@ func (v value) json() *string {
 		return nil
 	}
 	return v.vals.str(string(b[i : len(b)-1]))
+}
+
+// writerOptions are the parquet writer's options. Pages carry no
+// statistics of their own (the column index holds each page's bounds, and
+// the column chunk its own), and the free-text columns record no page
+// bounds: a 16-byte prefix of a JSON object or a chat line prunes nothing.
+// Measured with TestWriterMemoryBounded, these save about 2% of the file
+// and nothing of the writer's memory: what grows with the row count is the
+// column chunk, column index and offset index of every column in every
+// row group, which the options do not remove.
+func writerOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{parquet.Compression(newCodec()), parquet.PageBufferSize(pageBuffer),
+		parquet.DataPageStatistics(false),
+		parquet.SkipPageBounds("fields_json"), parquet.SkipPageBounds("text"),
+		parquet.SkipPageBounds("fields", "text")}
 }
