@@ -23,7 +23,10 @@
 // and one zstd encoder with a small window compresses the pages (codec),
 // so the writer's buffers take the same memory for a capture of any size
 // (bcdump help memory). What grows is the footer's metadata, which a
-// Parquet file keeps for the end: about 5 bytes a row.
+// Parquet file keeps for the end: about 5 bytes a row, which no writer
+// option removes (writerOptions); a caller bounds it by capping the rows
+// of a file (Rows), as bcdump read -o DIR/ does by starting a new part
+// file.
 //
 // It uses github.com/parquet-go/parquet-go (pure Go): a Parquet writer is
 // a columnar encoder with page statistics, dictionary and compression that
