@@ -23,6 +23,12 @@ import (
 // existing folder) writes one file per capture, DIR/file=NAME/part-0.parquet
 // (Hive partitioning: DuckDB, Spark and Polars read the folder as one
 // table with a file column).
+//
+// A file holds at most parquetMaxRows rows, so that the footer the writer
+// keeps until the file is complete stays bounded: in folder mode a capture
+// with more goes on in part-1.parquet, part-2.parquet and so on in its
+// partition folder (each put in place whole when it is full); -o FILE
+// stops with an error instead, and the file is not left behind.
 type parquetOutput struct {
 	s      *streams
 	path   string
@@ -33,12 +39,28 @@ type parquetOutput struct {
 	w    *columnar.Writer
 	cur  string // the file being written
 	used map[string]bool
+
+	// Folder mode: the partition being written, its value and the
+	// number of its part file.
+	sub, value string
+	part       int
 }
+
+// parquetMaxRows is the most rows one Parquet file takes. The writer
+// keeps each row group's footer metadata (a column chunk, column index
+// and offset index for each of some 130 columns) until the file is
+// complete: about 5.3 bytes a row, some 330 KiB a row group of
+// columnar.RowGroupRows (report/columnar TestWriterMemoryBounded). 24 row
+// groups, 1,572,864 rows, bound it at about 8 MiB, which with the
+// writer's buffers keeps it near parquetReserve. A variable so that the
+// tests can roll over at a few rows.
+var parquetMaxRows = 24 * columnar.RowGroupRows
 
 // parquetReserve is the part of --flow-memory the Parquet writer takes
 // from the flow tracker: its buffers (the row group being built, the
 // column pages, the zstd encoder: about 17 MiB measured) and the file's
-// footer metadata, which grows by about 5 bytes a row (issue 38). With the
+// footer metadata, which grows by about 5 bytes a row (issue 38) up to
+// some 8 MiB at parquetMaxRows rows, where a new file starts. With the
 // flows' state and the writer inside one bound, the soft memory limit
 // (--flow-memory plus memoryHeadroom) holds what `read -F json` holds.
 const parquetReserve = 24 << 20
@@ -115,7 +137,13 @@ func (p *parquetOutput) StartFile(name string) error {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		return fmt.Errorf("-o: %w", err)
 	}
-	path := filepath.Join(sub, "part-0.parquet")
+	p.sub, p.value, p.part = sub, value, 0
+	return p.startPart()
+}
+
+// startPart starts the part file p.part of the partition p.sub.
+func (p *parquetOutput) startPart() error {
+	path := filepath.Join(p.sub, fmt.Sprintf("part-%d.parquet", p.part))
 	f, err := outfile.Create(path, p.s.outputRules(p.inputs...))
 	if err != nil {
 		return fmt.Errorf("-o: %w", err)
@@ -123,13 +151,25 @@ func (p *parquetOutput) StartFile(name string) error {
 	p.f, p.cur = f, path
 	// The file column holds the partition's value, so a reader that
 	// takes it from the path and one that takes it from the file agree.
-	p.w = columnar.NewWriter(f, value)
+	p.w = columnar.NewWriter(f, p.value)
 	return nil
 }
 
 func (p *parquetOutput) Datagram(dg *dissect.Datagram) error {
 	if p.w == nil {
 		return errors.New("parquet: a datagram before its capture was named")
+	}
+	if p.w.Rows() >= parquetMaxRows {
+		if !p.dir {
+			return fmt.Errorf("-o %s: more than %d rows, the most one Parquet file holds here (its footer is kept in memory until the end); use -o DIR/ to write the rows in part files", p.cur, parquetMaxRows)
+		}
+		if err := p.commitOne(); err != nil {
+			return err
+		}
+		p.part++
+		if err := p.startPart(); err != nil {
+			return err
+		}
 	}
 	return p.w.Datagram(dg)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -463,5 +464,75 @@ func TestParquetFolderIsOneTable(t *testing.T) {
 	}
 	if total != int64(want) {
 		t.Errorf("%d rows in the folder, want %d", total, want)
+	}
+}
+
+// TestParquetFolderRollsOver: with -o DIR/, a capture with more rows than
+// one file holds (parquetMaxRows, lowered here) goes on in part-1,
+// part-2 ... of its partition folder, each a whole file of at most the
+// cap and one datagram's rows, and the parts read back through Arrow, in
+// order, as the capture's rows, the same as -F json's.
+func TestParquetFolderRollsOver(t *testing.T) {
+	defer func(n int) { parquetMaxRows = n }(parquetMaxRows)
+	parquetMaxRows = 100
+	caps := []string{"../../testdata/sample.pcap", "../../testdata/captures/openbc-session-3.pcap"}
+	dir := filepath.Join(tempDir(t), "season") + "/"
+	if code, o, errs := runCLI(t, nil, append([]string{"read", "-F", "parquet", "-o", dir}, caps...)...); code != 0 || o != "" {
+		t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
+	}
+	rolled := false
+	for _, c := range caps {
+		want := jsonRows(t, c)
+		sub := filepath.Join(dir, "file="+filepath.Base(c))
+		ents, err := os.ReadDir(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := (len(want) + parquetMaxRows - 1) / parquetMaxRows; len(ents) > n || len(ents) == 0 {
+			t.Errorf("%s: %d files for %d rows, want 1 to %d", sub, len(ents), len(want), n)
+		}
+		rolled = rolled || len(ents) > 1
+		var got []pqRow
+		for i := range ents {
+			p := filepath.Join(sub, fmt.Sprintf("part-%d.parquet", i))
+			tbl := readArrow(t, p)
+			rows := arrowRows(t, tbl)
+			tbl.Release()
+			if len(rows) == 0 || i < len(ents)-1 && len(rows) < parquetMaxRows || len(rows) > parquetMaxRows+64 {
+				t.Errorf("%s: %d rows, cap %d", p, len(rows), parquetMaxRows)
+			}
+			got = append(got, rows...)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows in the parts, want %d", c, len(got), len(want))
+		}
+		for i, w := range want {
+			if !reflect.DeepEqual(got[i].comparable(), w.comparable()) {
+				t.Fatalf("%s row %d:\n got %+v\nwant %+v", c, i, got[i].comparable(), w.comparable())
+			}
+		}
+	}
+	if !rolled {
+		t.Error("no capture went over the cap")
+	}
+}
+
+// TestParquetFileRowCap: -o FILE refuses to go past parquetMaxRows rows
+// with one line naming -o DIR/, exit 2, and leaves nothing behind.
+func TestParquetFileRowCap(t *testing.T) {
+	defer func(n int) { parquetMaxRows = n }(parquetMaxRows)
+	parquetMaxRows = 100
+	dir := tempDir(t)
+	out := filepath.Join(dir, "msgs.parquet")
+	code, o, errs := runCLI(t, nil, "read", "-F", "parquet", "-o", out, "../../testdata/captures/openbc-session-3.pcap")
+	if code != 2 || o != "" {
+		t.Fatalf("exit %d, stdout %q: %s", code, o, errs)
+	}
+	t.Log(strings.TrimSpace(errs))
+	if lines := strings.Split(strings.TrimSpace(errs), "\n"); len(lines) != 1 || !strings.Contains(errs, "use -o DIR/") || !strings.Contains(errs, "more than 100 rows") {
+		t.Errorf("stderr %q, want one line saying more than 100 rows and to use -o DIR/", errs)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind in %s: %v", dir, ents)
 	}
 }
