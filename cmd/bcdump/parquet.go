@@ -50,20 +50,21 @@ type parquetOutput struct {
 // keeps each row group's footer metadata (a column chunk, column index
 // and offset index for each of some 130 columns) until the file is
 // complete: about 5.3 bytes a row, some 330 KiB a row group of
-// columnar.RowGroupRows (report/columnar TestWriterMemoryBounded). 24 row
-// groups, 1,572,864 rows, bound it at about 8 MiB, which with the
-// writer's buffers keeps it near parquetReserve. A variable so that the
+// columnar.RowGroupRows (report/columnar TestWriterMemoryBounded). 48 row
+// groups, 3,145,728 rows (a million flows' 3 million rows still fit one
+// file), bound it at about 16 MiB, which with the writer's buffers keeps
+// it within parquetReserve. A variable so that the
 // tests can roll over at a few rows.
-var parquetMaxRows = 24 * columnar.RowGroupRows
+var parquetMaxRows = 48 * columnar.RowGroupRows
 
 // parquetReserve is the part of --flow-memory the Parquet writer takes
 // from the flow tracker: its buffers (the row group being built, the
 // column pages, the zstd encoder: about 17 MiB measured) and the file's
 // footer metadata, which grows by about 5 bytes a row (issue 38) up to
-// some 8 MiB at parquetMaxRows rows, where a new file starts. With the
+// some 16 MiB at parquetMaxRows rows, where a new file starts. With the
 // flows' state and the writer inside one bound, the soft memory limit
 // (--flow-memory plus memoryHeadroom) holds what `read -F json` holds.
-const parquetReserve = 24 << 20
+const parquetReserve = 32 << 20
 
 // parquetFlowBytes is the flow tracker's bound when the writer's memory
 // comes out of flowBytes (--flow-memory; 0 for the default): at most a

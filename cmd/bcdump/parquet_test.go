@@ -187,9 +187,9 @@ func TestReadParquetFlags(t *testing.T) {
 // bound, at most a quarter of it.
 func TestParquetFlowBytes(t *testing.T) {
 	for _, c := range []struct{ in, want int }{
-		{0, 120 << 20},
-		{144 << 20, 120 << 20},
-		{1 << 30, 1<<30 - 24<<20},
+		{0, 112 << 20},
+		{144 << 20, 112 << 20},
+		{1 << 30, 1<<30 - 32<<20},
 		{64 << 20, 48 << 20},
 		{4 << 20, 3 << 20},
 	} {
