@@ -26,7 +26,7 @@ func FuzzLoadJSON(f *testing.F) {
 	f.Add([]byte(`{"kind":"game","dir":"c2s","time":"x"}`))
 	// Two flows, reliable messages and their ACKs: with the small options
 	// below, windows of 4 messages and the second flow merged.
-	synth, err := os.ReadFile(synthTrace(f, f.TempDir(), 12, true))
+	synth, err := os.ReadFile(synthTrace(f, tempDir(f), 12, true))
 	if err != nil {
 		f.Fatal(err)
 	}
