@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/bcdump/bcdump/report/quote"
-	"github.com/bcdump/bcdump/transport"
+	"github.com/bcdump/bcdump/report/stats"
 )
 
 // maxChangesJSON bounds the changes listed for one message in the JSON
@@ -48,31 +47,7 @@ type jsonFlowSide struct {
 	S2C        int    `json:"s2c_messages"`
 	// RTT by direction of the acknowledged message (transport.RTT), from
 	// the rtt_ms of the ACKs: the figures `bcdump stats` prints.
-	RTT jsonRTTDirs `json:"rtt"`
-}
-
-type jsonRTTDirs struct {
-	C2S jsonRTT `json:"c2s"`
-	S2C jsonRTT `json:"s2c"`
-}
-
-// jsonRTT is one direction's RTT as stats writes it (null percentiles
-// without samples).
-type jsonRTT struct {
-	Count   uint64   `json:"count"`
-	P50Ms   *float64 `json:"p50_ms"`
-	P95Ms   *float64 `json:"p95_ms"`
-	MaxMs   *float64 `json:"max_ms"`
-	Sampled bool     `json:"sampled"`
-}
-
-func rttOf(r transport.RTT) jsonRTT {
-	j := jsonRTT{Count: r.Count, Sampled: r.Sampled}
-	if r.Count > 0 {
-		ms := func(d time.Duration) *float64 { v := float64(d) / float64(time.Millisecond); return &v }
-		j.P50Ms, j.P95Ms, j.MaxMs = ms(r.P50), ms(r.P95), ms(r.Max)
-	}
-	return j
+	RTT stats.RTTDirsDoc `json:"rtt"`
 }
 
 type jsonDiff struct {
@@ -236,7 +211,7 @@ func flowSide(f *Flow) *jsonFlowSide {
 	}
 	return &jsonFlowSide{Number: f.Number, Client: f.Client, Server: f.Server, FirstFrame: f.FirstFrame,
 		C2S: f.count[C2S], S2C: f.count[S2C],
-		RTT: jsonRTTDirs{rttOf(f.RTT(C2S)), rttOf(f.RTT(S2C))}}
+		RTT: stats.RTTDirsDoc{C2S: stats.RTTDocOf(f.RTT(C2S), false), S2C: stats.RTTDocOf(f.RTT(S2C), false)}}
 }
 
 func jsonMessage(m *Message) *jsonMsg {

@@ -304,7 +304,7 @@ type flowDoc struct {
 	Finished   bool         `json:"finished"`
 	C2S        flowDirDoc   `json:"c2s"`
 	S2C        flowDirDoc   `json:"s2c"`
-	RTT        rttDirsDoc   `json:"rtt"`
+	RTT        RTTDirsDoc   `json:"rtt"`
 	Anomalies  []anomalyDoc `json:"anomalies"`
 }
 
@@ -321,14 +321,16 @@ type flowDirDoc struct {
 	PeerIDMismatches  uint64 `json:"peer_id_mismatches"`
 }
 
-// rttDirsDoc holds the RTT of each direction of the acknowledged message
+// RTTDirsDoc holds the RTT of each direction of the acknowledged message
 // (transport.RTT): c2s times the client's messages, s2c the server's.
-type rttDirsDoc struct {
-	C2S rttDoc `json:"c2s"`
-	S2C rttDoc `json:"s2c"`
+// profile and diff write the same objects.
+type RTTDirsDoc struct {
+	C2S RTTDoc `json:"c2s"`
+	S2C RTTDoc `json:"s2c"`
 }
 
-type rttDoc struct {
+// RTTDoc is one direction's RTT in the JSON of stats, profile and diff.
+type RTTDoc struct {
 	Count   uint64   `json:"count"`
 	P50Ms   *float64 `json:"p50_ms"` // null without samples (or for summed flows)
 	P95Ms   *float64 `json:"p95_ms"`
@@ -454,14 +456,14 @@ func flowDocOf(f *statsFlow) flowDoc {
 		id := f.PeerID
 		fd.PeerID = &id
 	}
-	fd.RTT.C2S, fd.RTT.S2C = rttDocOf(&f.RTT[transport.C2S], f.Other), rttDocOf(&f.RTT[transport.S2C], f.Other)
+	fd.RTT.C2S, fd.RTT.S2C = RTTDocOf(f.RTT[transport.C2S], f.Other), RTTDocOf(f.RTT[transport.S2C], f.Other)
 	fd.Anomalies = anomalyList(f.Anomalies)
 	return fd
 }
 
-// rttDocOf is one direction's RTT; a sum of flows has no percentiles.
-func rttDocOf(t *transport.RTT, sum bool) rttDoc {
-	r := rttDoc{Count: t.Count, Sampled: t.Sampled}
+// RTTDocOf is one direction's RTT; a sum of flows has no percentiles.
+func RTTDocOf(t transport.RTT, sum bool) RTTDoc {
+	r := RTTDoc{Count: t.Count, Sampled: t.Sampled}
 	if t.Count > 0 {
 		mx := ms(t.Max)
 		r.MaxMs = &mx
@@ -668,7 +670,7 @@ func writeFlowTable(w io.Writer, p *render.Palette, f *flowDoc, tb *statsTable) 
 }
 
 // writeRTT writes one direction's RTT line of a flow.
-func writeRTT(w io.Writer, dir string, r *rttDoc) {
+func writeRTT(w io.Writer, dir string, r *RTTDoc) {
 	switch {
 	case r.Count == 0:
 		fmt.Fprintf(w, "  rtt %s no samples\n", dir)

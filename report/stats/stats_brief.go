@@ -65,7 +65,7 @@ func briefRow(f *flowDoc, multi bool) []string {
 	if f.PlayerName != "" {
 		player = quote.String(f.PlayerName)
 	}
-	rtt := func(r *rttDoc, p95 bool) string {
+	rtt := func(r *RTTDoc, p95 bool) string {
 		switch {
 		case r.P50Ms == nil:
 			return "-"
